@@ -1,0 +1,23 @@
+// Subcommand registration. Each subcommand lives in its own file (ParseCmd.cpp, CheckCmd.cpp, ...)
+// and registers itself on the CLI11 app; its callback stores its exit code in `exitCode`.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace ptxmm::cli {
+
+/// Exit codes of the ptxmm tool.
+enum ExitCode : int {
+  kOk = 0,         ///< success; every verdict as expected
+  kMismatch = 1,   ///< a verdict differs from its expectation, or forbidden-and-seen on hardware
+  kUserError = 2,  ///< bad input (file, model, options)
+  kInternal = 3,   ///< engine disagreement or internal bug
+  kSkipped = 4,    ///< nothing could run (e.g. no GPU of the needed architecture)
+};
+
+void addParseCommand(CLI::App& app, int& exitCode);
+void addCheckCommand(CLI::App& app, int& exitCode);
+void addGenCommand(CLI::App& app, int& exitCode);
+void addRunCommand(CLI::App& app, int& exitCode);
+
+}  // namespace ptxmm::cli

@@ -1,0 +1,26 @@
+// ptxmm: formal memory-model verification harness for NVIDIA PTX.
+#include <iostream>
+
+#include "cli/Commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "ptxmm: check PTX litmus tests (async proxy, proxy fences, mbarrier, cluster launch control)\n"
+      "against a cat model, and run them as stress kernels on a GPU."};
+  app.set_version_flag("--version", "ptxmm 0.1.0");
+  app.require_subcommand(1);
+  int exitCode = ptxmm::cli::kOk;
+  ptxmm::cli::addParseCommand(app, exitCode);
+  ptxmm::cli::addCheckCommand(app, exitCode);
+  ptxmm::cli::addGenCommand(app, exitCode);
+  ptxmm::cli::addRunCommand(app, exitCode);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : ptxmm::cli::kUserError;
+  } catch (const std::exception& e) {
+    std::cerr << "ptxmm: internal error: " << e.what() << "\n";
+    return ptxmm::cli::kInternal;
+  }
+  return exitCode;
+}

@@ -1,0 +1,113 @@
+// The event program: what a litmus test means, independent of any memory model. Produced by
+// events::lower(Test), consumed by the enum and smt engines (which choose rf, co and the fence.sc
+// order) and, through the cat interpreter, by the model. Encodings are documented in docs/design.md.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "events/Expr.hpp"
+#include "litmus/Ast.hpp"
+#include "ptx/Attributes.hpp"
+#include "ptx/Ops.hpp"
+
+namespace ptxmm::events {
+
+/// Basic event types (herd's R/W/F). An RMW is a Read and a Write linked by the `rmw` relation.
+enum class EventType : uint8_t { Read, Write, Fence };
+
+/// One event. Events of all paths of all threads live in one vector; an execution uses the events
+/// of one path per thread plus the init writes.
+struct Event {
+  EventId id = -1;
+  EventType type = EventType::Fence;
+  bool isInit = false;  ///< initial write of a location (no thread)
+  int thread = -1;      ///< index into EventProgram::threads (async pseudo-threads included)
+  int instr = -1;       ///< statement index in the litmus thread's code that gave rise to it
+  SourceLoc src;
+  ptx::OpId op = ptx::OpId::Mov;
+  ptx::Sem sem = ptx::Sem::None;
+  ptx::Scope scope = ptx::Scope::None;
+  ptx::Proxy proxy = ptx::Proxy::Generic;
+  ptx::Space space = ptx::Space::Generic;
+  int loc = -1;                   ///< physical location id (Read/Write)
+  int vloc = -1;                  ///< virtual address id (Read/Write); aliases share `loc`, differ in `vloc`
+  ExprId value = -1;              ///< Write: value written; Read: ReadVal(id)
+  int asyncOp = -1;               ///< index into EventProgram::asyncOps, or -1 if in program order
+  std::vector<std::string> tags;  ///< cat event-set names this event belongs to (see docs/design.md)
+  std::string label;              ///< short text for witnesses ("W x=1", "F.proxy.async")
+};
+
+/// A physical location (one memory cell; .b128 cells hold one 128-bit value).
+struct Location {
+  std::string name;  ///< "x", "s@cta1", "bar@cta0", "%clc_queue"
+  ptx::Space space = ptx::Space::Global;
+  int ownerCta = -1;  ///< shared locations: the CTA whose shared memory holds it
+  int64_t init = 0;
+  bool isMbarrier = false;
+  int mbarCount = 0;    ///< expected arrival count (for the phase re-arm)
+  bool hidden = false;  ///< model-internal (try_cancel launch queue): not printed in states
+};
+
+/// A virtual address (alias class member) of a physical location.
+struct VirtualAddress {
+  std::string name;
+  int loc = -1;
+  ptx::Proxy proxy = ptx::Proxy::Generic;  ///< proxy through which this name accesses memory
+};
+
+/// A thread of the program. Real threads come first, in litmus order; then one pseudo-thread per
+/// asynchronous operation instance (its events in their own program order `aso`).
+struct ThreadInfo {
+  std::string name;  ///< "P0", or "P0.cp.async.bulk#1" for an async pseudo-thread
+  litmus::Placement where;
+  bool isAsync = false;
+  int issuer = -1;  ///< async: issuing real thread
+};
+
+/// An asynchronous operation instance (cp.async, cp.async.bulk, try_cancel response writer ...).
+struct AsyncOp {
+  ptx::OpId op = ptx::OpId::CpAsyncBulk;
+  int thread = -1;                   ///< its pseudo-thread
+  EventId issuer = -1;               ///< the issuing instruction's event in the real thread (a Fence-type marker event)
+  std::vector<EventId> events;       ///< its events, in async order
+  std::vector<EventId> completions;  ///< events that observe its completion (wait_group, mbarrier complete-tx, ...)
+};
+
+/// How a path ends.
+enum class PathEnd : uint8_t { Normal, Cut, Blocked };
+
+/// One control-flow path of one real thread (loops unrolled to the bound).
+struct Path {
+  std::vector<EventId> events;              ///< this path's events of the real thread, in program order, then
+                                            ///< the events of async operations it issued
+  std::vector<ExprId> guards;               ///< boolean expressions that must be non-0 for the path to be taken
+  std::map<std::string, ExprId> finalRegs;  ///< register values at the end of the path
+  PathEnd end = PathEnd::Normal;
+  std::vector<EventId> readsFinal;  ///< Blocked: these reads must read the co-last write of their location
+  std::vector<std::pair<ExprId, std::string>> undefinedIf;  ///< UB when the expression is non-0
+};
+
+/// Static relation given as event pairs (over the whole program; engines restrict to active events).
+using PairList = std::vector<std::pair<EventId, EventId>>;
+
+/// The lowered test.
+struct EventProgram {
+  const litmus::Test* test = nullptr;
+  ExprPool exprs;
+  std::vector<Event> events;
+  std::vector<Location> locations;
+  std::vector<VirtualAddress> vaddrs;
+  std::vector<ThreadInfo> threads;
+  std::vector<AsyncOp> asyncOps;
+  std::vector<EventId> initWrites;       ///< one per location
+  std::vector<std::vector<Path>> paths;  ///< per real thread
+  /// Static relations by cat name (po, addr, data, ctrl, rmw, issue, aso, bar-sync, ...); all pairs of
+  /// events that may co-occur. Scope relations and `loc`/`vloc`/`int`/`ext` are derived by the engines
+  /// from event attributes (see docs/design.md).
+  std::map<std::string, PairList> relations;
+  int unrollBound = 2;
+};
+
+}  // namespace ptxmm::events

@@ -1,0 +1,73 @@
+// Symbolic values of an event program: a hash-consed DAG of integer expressions over the values
+// returned by read events. Evaluated concretely by the enum engine and encoded as 64-bit
+// bit-vectors by the smt engine; both must follow evalOp() in Expr.cpp exactly.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ptxmm::events {
+
+using ExprId = int32_t;
+using EventId = int32_t;
+
+enum class ExprOp : uint8_t {
+  Const,    ///< value
+  ReadVal,  ///< the value returned by read event `event`
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Rem,
+  And,
+  Or,
+  Xor,
+  Shl,
+  Shr,  ///< 64-bit two's complement; Div/Rem by 0 give 0
+  Eq,
+  Ne,
+  Lt,
+  Le,  ///< signed comparisons, result 0/1
+  LNot,
+  LAnd,
+  LOr,  ///< logical on 0 / non-0, result 0/1
+  Ite,  ///< a ? b : c
+  // mbarrier state word (layout in EventProgram.hpp: MbarrierState)
+  MbArrive,  ///< (state, arrivals, txBytes, expectedCount) -> next state
+  MbTx,      ///< (state, txDelta, expectedCount) -> next state (expect_tx: +n, complete_tx: -n)
+  MbPhase,   ///< (state) -> current phase number
+};
+
+struct ExprNode {
+  ExprOp op = ExprOp::Const;
+  int64_t value = 0;   ///< Const
+  EventId event = -1;  ///< ReadVal
+  std::vector<ExprId> args;
+  bool operator==(const ExprNode&) const = default;
+};
+
+/// Owns all expression nodes of one event program; structurally equal nodes share an id.
+class ExprPool {
+ public:
+  ExprId constant(int64_t v);
+  ExprId readVal(EventId e);
+  ExprId make(ExprOp op, std::vector<ExprId> args);
+  [[nodiscard]] const ExprNode& node(ExprId id) const { return nodes_[static_cast<size_t>(id)]; }
+  [[nodiscard]] size_t size() const { return nodes_.size(); }
+  /// Human-readable form, e.g. "(r@e3 + 1)".
+  [[nodiscard]] std::string str(ExprId id) const;
+
+ private:
+  std::vector<ExprNode> nodes_;
+  std::unordered_map<std::string, ExprId> index_;
+};
+
+/// Concrete semantics of one operator applied to argument values (the reference for both engines).
+[[nodiscard]] int64_t evalOp(ExprOp op, const std::vector<int64_t>& args);
+
+/// Evaluate `id` given the value returned by each read event (indexed by EventId).
+[[nodiscard]] int64_t evaluate(const ExprPool& pool, ExprId id, const std::vector<int64_t>& readValues);
+
+}  // namespace ptxmm::events
