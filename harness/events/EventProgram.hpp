@@ -73,6 +73,9 @@ struct AsyncOp {
   EventId issuer = -1;               ///< the issuing instruction's event in the real thread (a Fence-type marker event)
   std::vector<EventId> events;       ///< its events, in async order
   std::vector<EventId> completions;  ///< events that observe its completion (wait_group, mbarrier complete-tx, ...)
+  /// The async instruction instance this op belongs to: a multicast copy / try_cancel is split into a
+  /// source op (issuer's CTA) and one op per destination CTA sharing the instance (docs/lowering.md).
+  int instance = -1;
 };
 
 /// How a path ends.

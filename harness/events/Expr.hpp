@@ -34,7 +34,7 @@ enum class ExprOp : uint8_t {
   LAnd,
   LOr,  ///< logical on 0 / non-0, result 0/1
   Ite,  ///< a ? b : c
-  // mbarrier state word (layout in EventProgram.hpp: MbarrierState)
+  // mbarrier state word (layout in docs/design.md: bits 0-23 tx, 24-43 pending, 44-63 phase)
   MbArrive,  ///< (state, arrivals, txBytes, expectedCount) -> next state
   MbTx,      ///< (state, txDelta, expectedCount) -> next state (expect_tx: +n, complete_tx: -n)
   MbPhase,   ///< (state) -> current phase number
@@ -51,10 +51,20 @@ struct ExprNode {
 /// Owns all expression nodes of one event program; structurally equal nodes share an id.
 class ExprPool {
  public:
+  /// Node for the constant `v`.
   ExprId constant(int64_t v);
+  /// Node for the value returned by read event `e`.
   ExprId readVal(EventId e);
+  /// Node for `op(args)`; folds to a constant when every argument is constant (and `ite` with a
+  /// constant condition to the chosen branch). Throws std::logic_error on a wrong arity.
   ExprId make(ExprOp op, std::vector<ExprId> args);
+  /// True if `id` is a Const node.
+  [[nodiscard]] bool isConst(ExprId id) const;
+  /// Appends (without duplicates) the read events whose ReadVal occurs in `id`.
+  void collectReads(ExprId id, std::vector<EventId>& out) const;
+  /// The node of `id`.
   [[nodiscard]] const ExprNode& node(ExprId id) const { return nodes_[static_cast<size_t>(id)]; }
+  /// Number of nodes.
   [[nodiscard]] size_t size() const { return nodes_.size(); }
   /// Human-readable form, e.g. "(r@e3 + 1)".
   [[nodiscard]] std::string str(ExprId id) const;
@@ -66,6 +76,15 @@ class ExprPool {
 
 /// Concrete semantics of one operator applied to argument values (the reference for both engines).
 [[nodiscard]] int64_t evalOp(ExprOp op, const std::vector<int64_t>& args);
+
+/// Encode an mbarrier state word from its fields (tx-count two's complement in 24 bits, 20-bit fields).
+[[nodiscard]] int64_t mbarrierState(int64_t txCount, int64_t pending, int64_t phase);
+/// tx-count field of a state word (sign-extended).
+[[nodiscard]] int64_t mbarrierTxCount(int64_t state);
+/// pending-arrivals field of a state word.
+[[nodiscard]] int64_t mbarrierPending(int64_t state);
+/// phase field of a state word.
+[[nodiscard]] int64_t mbarrierPhase(int64_t state);
 
 /// Evaluate `id` given the value returned by each read event (indexed by EventId).
 [[nodiscard]] int64_t evaluate(const ExprPool& pool, ExprId id, const std::vector<int64_t>& readValues);

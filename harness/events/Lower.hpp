@@ -1,0 +1,32 @@
+// Event lowering: litmus::Test -> EventProgram (all control-flow paths of every thread, asynchronous
+// operations as pseudo-threads, static relations). Encodings: docs/design.md and docs/lowering.md.
+#pragma once
+
+#include <optional>
+
+#include "events/EventProgram.hpp"
+#include "litmus/Ast.hpp"
+
+namespace ptxmm::events {
+
+/// Options of the lowering.
+struct LowerOptions {
+  int unroll = 2;         ///< times a backward branch may be taken on one path; one more ends the path (Cut)
+  int maxPaths = 20000;   ///< per thread; more is reported as an error rather than exhausting memory
+  int maxSteps = 100000;  ///< instructions executed on one path
+};
+
+/// Lower a parsed test. The returned program keeps a pointer to `test` (it must outlive the program).
+/// Throws DiagnosticError (with the instruction's source location) for unsupported or invalid input.
+[[nodiscard]] EventProgram lower(const litmus::Test& test, const LowerOptions& options = {});
+
+/// Physical location id named by a final-condition / `locations` term (`x`, `s@cta1`, the only copy of an
+/// owner-only shared variable); std::nullopt if it names none (an ambiguous per-CTA name without `@ctaN`
+/// also gives std::nullopt).
+[[nodiscard]] std::optional<int> findLocation(const EventProgram& program, const litmus::LocRef& ref);
+
+/// Cat tag names that lowering may put on events (docs/design.md "Built-in sets" plus the extras of
+/// docs/lowering.md). Engines define every one of them, empty if no event carries it.
+[[nodiscard]] const std::vector<std::string>& allEventTags();
+
+}  // namespace ptxmm::events
