@@ -1,0 +1,126 @@
+#include "cat/Model.hpp"
+
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <sstream>
+
+#include "cat/Parser.hpp"
+
+namespace ptxmm::cat {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Loader {
+  const LoadOptions& opts;
+  std::vector<std::string> stack;  // canonical paths being loaded (cycle detection)
+
+  static std::mutex& cacheMutex() {
+    static std::mutex m;
+    return m;
+  }
+  static std::map<std::string, std::shared_ptr<const ModelFile>>& cache() {
+    static std::map<std::string, std::shared_ptr<const ModelFile>> c;
+    return c;
+  }
+
+  std::string cacheKey(const std::string& canon) const {
+    std::string k = canon;
+    for (const auto& d : opts.includeDirs) k += "\n" + d.string();
+    return k;
+  }
+
+  std::optional<fs::path> find(const std::string& name, const fs::path& baseDir) const {
+    std::vector<fs::path> dirs{baseDir};
+    for (const auto& d : opts.includeDirs) dirs.push_back(d);
+    dirs.push_back(libraryDir());
+    for (const auto& d : dirs) {
+      std::error_code ec;
+      fs::path p = d / name;
+      if (fs::is_regular_file(p, ec)) return p;
+    }
+    return std::nullopt;
+  }
+
+  std::shared_ptr<const ModelFile> loadFile(const fs::path& path, const SourceLoc& from) {
+    std::error_code ec;
+    fs::path canon = fs::weakly_canonical(path, ec);
+    // key: path, include directories and modification time (a rewritten file is parsed again)
+    std::string key = cacheKey(canon.string());
+    auto mtime = fs::last_write_time(path, ec);
+    if (!ec)
+      key += "\n@" + std::to_string(mtime.time_since_epoch().count()) + ":" + std::to_string(fs::file_size(path, ec));
+    {
+      std::lock_guard lock(cacheMutex());
+      if (auto it = cache().find(key); it != cache().end()) return it->second;
+    }
+    for (const auto& s : stack)
+      if (s == canon.string()) throw DiagnosticError(from, "include cycle through '" + path.string() + "'");
+    std::ifstream in(path);
+    if (!in) throw DiagnosticError(from, "cannot read model file '" + path.string() + "'");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    stack.push_back(canon.string());
+    auto mf = std::make_shared<ModelFile>(parseCatFile(ss.str(), path.string()));
+    resolve(mf->instrs, path.parent_path());
+    stack.pop_back();
+    std::lock_guard lock(cacheMutex());
+    cache().emplace(key, mf);
+    return mf;
+  }
+
+  void resolve(const std::vector<InstrPtr>& instrs, const fs::path& baseDir) {
+    for (const auto& ip : instrs) {
+      auto in = std::const_pointer_cast<Instr>(ip);
+      if (in->kind == InstrKind::Include) {
+        auto p = find(in->name, baseDir);
+        if (!p) throw DiagnosticError(in->loc, "cannot find included file '" + in->name + "'");
+        in->included = loadFile(*p, in->loc);
+      }
+      resolve(in->body, baseDir);
+      resolve(in->elseBody, baseDir);
+      for (const auto& b : in->armBodies) resolve(b, baseDir);
+    }
+  }
+
+  std::shared_ptr<const ModelFile> prelude(const std::string& mainPath) {
+    if (!opts.prelude) return nullptr;
+    fs::path p = libraryDir() / "stdlib.cat";
+    std::error_code ec;
+    if (!fs::is_regular_file(p, ec)) return nullptr;
+    if (!mainPath.empty() && fs::weakly_canonical(mainPath, ec) == fs::weakly_canonical(p, ec)) return nullptr;
+    return loadFile(p, SourceLoc{p.string(), 0, 0});
+  }
+};
+
+}  // namespace
+
+fs::path libraryDir() { return fs::path(PTXMM_SOURCE_DIR) / "models"; }
+
+Model loadModel(const fs::path& path, const LoadOptions& opts) {
+  Loader l{opts, {}};
+  Model m;
+  m.prelude = l.prelude(path.string());
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
+    throw DiagnosticError(SourceLoc{path.string(), 0, 0}, "cannot find model file '" + path.string() + "'");
+  m.main = l.loadFile(path, SourceLoc{path.string(), 0, 0});
+  return m;
+}
+
+Model parseModel(std::string_view text, const std::string& file, const LoadOptions& opts) {
+  Loader l{opts, {}};
+  Model m;
+  m.prelude = l.prelude("");
+  auto mf = std::make_shared<ModelFile>(parseCatFile(text, file));
+  fs::path base = fs::path(file).parent_path();
+  if (base.empty()) base = ".";
+  l.resolve(mf->instrs, base);
+  m.main = mf;
+  return m;
+}
+
+}  // namespace ptxmm::cat

@@ -1,0 +1,296 @@
+#include "support/BitMatrix.hpp"
+
+#include <bit>
+
+namespace ptxmm {
+
+namespace {
+
+/// Mask of the valid bits of the last word of an n-bit row.
+uint64_t lastMask(size_t n) { return (n & 63) ? ((uint64_t{1} << (n & 63)) - 1) : ~uint64_t{0}; }
+
+size_t mix(size_t h, uint64_t w) {
+  return h ^ (std::hash<uint64_t>{}(w) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+}
+
+}  // namespace
+
+BitSet BitSet::full(size_t n) {
+  BitSet s(n);
+  for (auto& w : s.w_) w = ~uint64_t{0};
+  if (!s.w_.empty()) s.w_.back() &= lastMask(n);
+  return s;
+}
+
+size_t BitSet::count() const {
+  size_t c = 0;
+  for (uint64_t w : w_) c += static_cast<size_t>(std::popcount(w));
+  return c;
+}
+
+bool BitSet::none() const {
+  for (uint64_t w : w_)
+    if (w) return false;
+  return true;
+}
+
+std::vector<size_t> BitSet::elements() const {
+  std::vector<size_t> out;
+  forEach([&](size_t i) { out.push_back(i); });
+  return out;
+}
+
+BitSet& BitSet::operator|=(const BitSet& o) {
+  for (size_t k = 0; k < w_.size(); ++k) w_[k] |= o.w_[k];
+  return *this;
+}
+
+BitSet& BitSet::operator&=(const BitSet& o) {
+  for (size_t k = 0; k < w_.size(); ++k) w_[k] &= o.w_[k];
+  return *this;
+}
+
+BitSet& BitSet::operator-=(const BitSet& o) {
+  for (size_t k = 0; k < w_.size(); ++k) w_[k] &= ~o.w_[k];
+  return *this;
+}
+
+BitSet BitSet::complement() const {
+  BitSet s(n_);
+  for (size_t k = 0; k < w_.size(); ++k) s.w_[k] = ~w_[k];
+  if (!s.w_.empty()) s.w_.back() &= lastMask(n_);
+  return s;
+}
+
+bool BitSet::subsetOf(const BitSet& o) const {
+  for (size_t k = 0; k < w_.size(); ++k)
+    if (w_[k] & ~o.w_[k]) return false;
+  return true;
+}
+
+bool BitSet::intersects(const BitSet& o) const {
+  for (size_t k = 0; k < w_.size(); ++k)
+    if (w_[k] & o.w_[k]) return true;
+  return false;
+}
+
+size_t BitSet::hash() const {
+  size_t h = n_;
+  for (uint64_t w : w_) h = mix(h, w);
+  return h;
+}
+
+BitMatrix BitMatrix::identity(size_t n) {
+  BitMatrix m(n);
+  for (size_t i = 0; i < n; ++i) m.set(i, i);
+  return m;
+}
+
+BitMatrix BitMatrix::full(size_t n) {
+  BitMatrix m(n);
+  if (n == 0) return m;
+  uint64_t last = lastMask(n);
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t* r = m.rowWords(i);
+    for (size_t k = 0; k < m.stride_; ++k) r[k] = ~uint64_t{0};
+    r[m.stride_ - 1] = last;
+  }
+  return m;
+}
+
+BitMatrix BitMatrix::cross(const BitSet& a, const BitSet& b) {
+  BitMatrix m(a.size());
+  const auto& bw = b.words();
+  a.forEach([&](size_t i) {
+    uint64_t* r = m.rowWords(i);
+    for (size_t k = 0; k < m.stride_; ++k) r[k] = bw[k];
+  });
+  return m;
+}
+
+BitMatrix BitMatrix::diag(const BitSet& s) {
+  BitMatrix m(s.size());
+  s.forEach([&](size_t i) { m.set(i, i); });
+  return m;
+}
+
+size_t BitMatrix::count() const {
+  size_t c = 0;
+  for (uint64_t w : d_) c += static_cast<size_t>(std::popcount(w));
+  return c;
+}
+
+bool BitMatrix::none() const {
+  for (uint64_t w : d_)
+    if (w) return false;
+  return true;
+}
+
+std::vector<std::pair<size_t, size_t>> BitMatrix::pairs() const {
+  std::vector<std::pair<size_t, size_t>> out;
+  forEach([&](size_t i, size_t j) { out.emplace_back(i, j); });
+  return out;
+}
+
+BitSet BitMatrix::row(size_t i) const {
+  BitSet s(n_);
+  auto& w = s.words();
+  for (size_t k = 0; k < stride_; ++k) w[k] = d_[i * stride_ + k];
+  return s;
+}
+
+BitSet BitMatrix::column(size_t j) const {
+  BitSet s(n_);
+  for (size_t i = 0; i < n_; ++i)
+    if (test(i, j)) s.set(i);
+  return s;
+}
+
+BitMatrix& BitMatrix::operator|=(const BitMatrix& o) {
+  for (size_t k = 0; k < d_.size(); ++k) d_[k] |= o.d_[k];
+  return *this;
+}
+
+BitMatrix& BitMatrix::operator&=(const BitMatrix& o) {
+  for (size_t k = 0; k < d_.size(); ++k) d_[k] &= o.d_[k];
+  return *this;
+}
+
+BitMatrix& BitMatrix::operator-=(const BitMatrix& o) {
+  for (size_t k = 0; k < d_.size(); ++k) d_[k] &= ~o.d_[k];
+  return *this;
+}
+
+BitMatrix BitMatrix::complement() const {
+  BitMatrix m(n_);
+  if (n_ == 0) return m;
+  uint64_t last = lastMask(n_);
+  for (size_t i = 0; i < n_; ++i) {
+    const uint64_t* a = rowWords(i);
+    uint64_t* r = m.rowWords(i);
+    for (size_t k = 0; k < stride_; ++k) r[k] = ~a[k];
+    r[stride_ - 1] &= last;
+  }
+  return m;
+}
+
+BitMatrix BitMatrix::compose(const BitMatrix& o) const {
+  BitMatrix m(n_);
+  for (size_t i = 0; i < n_; ++i) {
+    uint64_t* r = m.rowWords(i);
+    const uint64_t* a = rowWords(i);
+    for (size_t k = 0; k < stride_; ++k)
+      for (uint64_t w = a[k]; w; w &= w - 1) {
+        const uint64_t* b = o.rowWords(k * 64 + static_cast<size_t>(__builtin_ctzll(w)));
+        for (size_t q = 0; q < stride_; ++q) r[q] |= b[q];
+      }
+  }
+  return m;
+}
+
+BitMatrix BitMatrix::transpose() const {
+  BitMatrix m(n_);
+  forEach([&](size_t i, size_t j) { m.set(j, i); });
+  return m;
+}
+
+BitMatrix BitMatrix::transitiveClosure() const {
+  BitMatrix m = *this;
+  // Warshall: for every intermediate k, every row i that reaches k gets row k.
+  for (size_t k = 0; k < n_; ++k) {
+    const size_t kw = k >> 6;
+    const uint64_t kb = uint64_t{1} << (k & 63);
+    const uint64_t* rk = m.rowWords(k);
+    for (size_t i = 0; i < n_; ++i) {
+      uint64_t* ri = m.rowWords(i);
+      if (ri[kw] & kb)
+        for (size_t q = 0; q < stride_; ++q) ri[q] |= rk[q];
+    }
+  }
+  return m;
+}
+
+BitMatrix BitMatrix::reflexiveTransitiveClosure() const { return transitiveClosure().reflexive(); }
+
+BitMatrix BitMatrix::reflexive() const {
+  BitMatrix m = *this;
+  for (size_t i = 0; i < n_; ++i) m.set(i, i);
+  return m;
+}
+
+BitMatrix BitMatrix::restrict(const BitSet& a, const BitSet& b) const {
+  BitMatrix m(n_);
+  const auto& bw = b.words();
+  a.forEach([&](size_t i) {
+    const uint64_t* s = rowWords(i);
+    uint64_t* r = m.rowWords(i);
+    for (size_t k = 0; k < stride_; ++k) r[k] = s[k] & bw[k];
+  });
+  return m;
+}
+
+bool BitMatrix::acyclic() const {
+  // Repeatedly remove events with no predecessor left (Kahn); a cycle remains iff some event stays.
+  if (!irreflexive()) return false;
+  std::vector<size_t> indeg(n_, 0);
+  forEach([&](size_t, size_t j) { ++indeg[j]; });
+  std::vector<size_t> stack;
+  for (size_t i = 0; i < n_; ++i)
+    if (indeg[i] == 0) stack.push_back(i);
+  size_t removed = 0;
+  while (!stack.empty()) {
+    size_t i = stack.back();
+    stack.pop_back();
+    ++removed;
+    const uint64_t* r = rowWords(i);
+    for (size_t k = 0; k < stride_; ++k)
+      for (uint64_t w = r[k]; w; w &= w - 1) {
+        size_t j = k * 64 + static_cast<size_t>(__builtin_ctzll(w));
+        if (--indeg[j] == 0) stack.push_back(j);
+      }
+  }
+  return removed == n_;
+}
+
+bool BitMatrix::irreflexive() const {
+  for (size_t i = 0; i < n_; ++i)
+    if (test(i, i)) return false;
+  return true;
+}
+
+BitSet BitMatrix::domain() const {
+  BitSet s(n_);
+  for (size_t i = 0; i < n_; ++i) {
+    const uint64_t* r = rowWords(i);
+    for (size_t k = 0; k < stride_; ++k)
+      if (r[k]) {
+        s.set(i);
+        break;
+      }
+  }
+  return s;
+}
+
+BitSet BitMatrix::range() const {
+  BitSet s(n_);
+  auto& w = s.words();
+  for (size_t i = 0; i < n_; ++i) {
+    const uint64_t* r = rowWords(i);
+    for (size_t k = 0; k < stride_; ++k) w[k] |= r[k];
+  }
+  return s;
+}
+
+bool BitMatrix::subsetOf(const BitMatrix& o) const {
+  for (size_t k = 0; k < d_.size(); ++k)
+    if (d_[k] & ~o.d_[k]) return false;
+  return true;
+}
+
+size_t BitMatrix::hash() const {
+  size_t h = n_;
+  for (uint64_t w : d_) h = mix(h, w);
+  return h;
+}
+
+}  // namespace ptxmm

@@ -1,0 +1,125 @@
+// BitSet / BitMatrix: word-parallel set and relation operations against naive references.
+#include <catch2/catch.hpp>
+#include <random>
+
+#include "support/BitMatrix.hpp"
+
+using ptxmm::BitMatrix;
+using ptxmm::BitSet;
+
+namespace {
+
+BitMatrix randomMatrix(size_t n, std::mt19937& rng, int percent) {
+  BitMatrix m(n);
+  std::uniform_int_distribution<int> d(0, 99);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j)
+      if (d(rng) < percent) m.set(i, j);
+  return m;
+}
+
+BitMatrix naiveCompose(const BitMatrix& a, const BitMatrix& b) {
+  size_t n = a.size();
+  BitMatrix m(n);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t k = 0; k < n; ++k)
+      if (a.test(i, k))
+        for (size_t j = 0; j < n; ++j)
+          if (b.test(k, j)) m.set(i, j);
+  return m;
+}
+
+BitMatrix naiveClosure(const BitMatrix& a) {
+  BitMatrix m = a;
+  for (;;) {
+    BitMatrix next = m | naiveCompose(m, a);
+    if (next == m) return m;
+    m = next;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("BitSet basic operations", "[bitmatrix]") {
+  for (size_t n : {0u, 1u, 63u, 64u, 65u, 130u}) {
+    BitSet a(n), b(n);
+    for (size_t i = 0; i < n; i += 2) a.set(i);
+    for (size_t i = 0; i < n; i += 3) b.set(i);
+    BitSet u = a | b, x = a & b, d = a - b, c = a.complement();
+    for (size_t i = 0; i < n; ++i) {
+      CHECK(u.test(i) == (i % 2 == 0 || i % 3 == 0));
+      CHECK(x.test(i) == (i % 6 == 0));
+      CHECK(d.test(i) == (i % 2 == 0 && i % 3 != 0));
+      CHECK(c.test(i) == (i % 2 != 0));
+    }
+    CHECK(BitSet::full(n).count() == n);
+    CHECK(BitSet::full(n).complement().none());
+    CHECK(a.count() == (n + 1) / 2);
+    CHECK(x.subsetOf(a));
+    if (n > 3) CHECK_FALSE(u.subsetOf(a));
+    CHECK(a.elements().size() == a.count());
+  }
+}
+
+TEST_CASE("BitMatrix compose, transpose, closure against naive versions", "[bitmatrix]") {
+  std::mt19937 rng(42);
+  for (size_t n : {1u, 5u, 64u, 70u, 129u}) {
+    for (int percent : {2, 10, 40}) {
+      BitMatrix a = randomMatrix(n, rng, percent), b = randomMatrix(n, rng, percent);
+      CHECK(a.compose(b) == naiveCompose(a, b));
+      BitMatrix t = a.transpose();
+      bool ok = true;
+      for (size_t i = 0; i < n; ++i)
+        for (size_t j = 0; j < n; ++j) ok = ok && t.test(j, i) == a.test(i, j);
+      CHECK(ok);
+      BitMatrix cl = a.transitiveClosure();
+      CHECK(cl == naiveClosure(a));
+      CHECK(a.acyclic() == cl.irreflexive());
+      CHECK(a.reflexiveTransitiveClosure() == (cl | BitMatrix::identity(n)));
+      CHECK((a | b).subsetOf(a | b | BitMatrix::identity(n)));
+      CHECK(a.complement().complement() == a);
+      CHECK((a - b) == (a & b.complement()));
+      CHECK(a.domain() == a.compose(BitMatrix::full(n)).domain());
+      CHECK(a.range() == a.transpose().domain());
+    }
+  }
+}
+
+TEST_CASE("BitMatrix acyclicity, cross, diag, hashing", "[bitmatrix]") {
+  BitMatrix chain(5);
+  for (size_t i = 0; i + 1 < 5; ++i) chain.set(i, i + 1);
+  CHECK(chain.acyclic());
+  CHECK(chain.irreflexive());
+  chain.set(4, 0);
+  CHECK_FALSE(chain.acyclic());
+  CHECK(chain.irreflexive());
+  BitMatrix self(3);
+  self.set(1, 1);
+  CHECK_FALSE(self.acyclic());
+  CHECK_FALSE(self.irreflexive());
+
+  BitSet a(4), b(4);
+  a.set(0);
+  a.set(2);
+  b.set(3);
+  BitMatrix x = BitMatrix::cross(a, b);
+  CHECK(x.count() == 2);
+  CHECK(x.test(0, 3));
+  CHECK(x.test(2, 3));
+  CHECK(x.domain() == a);
+  CHECK(x.range() == b);
+  BitMatrix d = BitMatrix::diag(a);
+  CHECK(d.count() == 2);
+  CHECK(d.test(2, 2));
+  CHECK(d.compose(x) == x);
+  CHECK(x.restrict(a, b) == x);
+  CHECK(x.restrict(b, b).none());
+
+  BitMatrix y = x;
+  CHECK(std::hash<BitMatrix>{}(y) == std::hash<BitMatrix>{}(x));
+  y.set(1, 1);
+  CHECK(y != x);
+  CHECK(y.pairs().size() == 3);
+  CHECK(BitMatrix::full(70).count() == 70u * 70u);
+  CHECK(BitMatrix::full(70).complement().none());
+}
