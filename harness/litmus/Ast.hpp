@@ -28,7 +28,8 @@ struct Operand {
   enum class Kind : uint8_t {
     Reg,      ///< register: `r0`, `%r1`, `handle`, `p` (any identifier that is not a location)
     Imm,      ///< integer immediate
-    Loc,      ///< bare location (Dat3M spelling: `st.weak x, 1`)
+    Loc,      ///< location in a value position = its address (`mov.u64 r1, x`); a bare location in an
+              ///< address position (Dat3M `st.weak x, 1`) is parsed as Addr, like `[x]`
     Addr,     ///< address in brackets: `[x]`, `[x+4]`, `[s@cta1]`, `[r2]` (register holding an address)
     Label,    ///< branch target
     Vector,   ///< `{a, _, _, _}`

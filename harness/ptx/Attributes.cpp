@@ -1,6 +1,7 @@
 #include "ptx/Attributes.hpp"
 
 #include <array>
+#include <string>
 #include <utility>
 
 namespace ptxmm::ptx {
@@ -114,6 +115,15 @@ int byteWidth(DataType t) {
     case DataType::B128: return 16;
     default: return 4;
   }
+}
+
+Target combine(const Target& a, const Target& b) {
+  return Target{a.sm > b.sm ? a.sm : b.sm, a.ptx > b.ptx ? a.ptx : b.ptx, a.archSpecific || b.archSpecific};
+}
+
+std::string toString(const Target& t) {
+  return "sm_" + std::to_string(t.sm) + (t.archSpecific ? "a" : "") + ", PTX ISA " + std::to_string(t.ptx / 10) + "." +
+         std::to_string(t.ptx % 10);
 }
 
 bool scopeIncludes(Scope outer, Scope inner) {

@@ -47,8 +47,15 @@ enum class DataType : uint8_t { None, B8, B16, B32, B64, B128, U8, U16, U32, U64
 /// A minimal SM target and PTX ISA version, e.g. {90, 80} = sm_90, PTX 8.0.
 struct Target {
   int sm = 0;
-  int ptx = 0;  ///< major*10+minor, e.g. 86 = PTX ISA 8.6
+  int ptx = 0;                ///< major*10+minor, e.g. 86 = PTX ISA 8.6
+  bool archSpecific = false;  ///< needs the architecture-specific variant (`sm_100a`, `sm_90a`)
   auto operator<=>(const Target&) const = default;
 };
+
+/// The least target satisfying both (max SM, max PTX version, `a` if either needs it).
+[[nodiscard]] Target combine(const Target& a, const Target& b);
+
+/// "sm_100a, PTX ISA 8.6".
+[[nodiscard]] std::string toString(const Target& t);
 
 }  // namespace ptxmm::ptx

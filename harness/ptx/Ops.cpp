@@ -1,6 +1,7 @@
 #include "ptx/Ops.hpp"
 
 #include <array>
+#include <string>
 
 namespace ptxmm::ptx {
 namespace {
@@ -11,6 +12,98 @@ constexpr std::array<OpInfo, static_cast<size_t>(OpId::Count_)> kOps = {{
 #include "ptx/PtxOps.def"
 #undef PTX_OP
 }};
+
+struct Alias {
+  std::string_view spelling;
+  OpId id;
+};
+
+// Alternative spellings of table rows (Dat3M litmus dialect and PTX synonyms).
+constexpr std::array<Alias, 6> kAliases = {{{"bar.cta.sync", OpId::BarSync},
+                                            {"barrier.sync", OpId::BarSync},
+                                            {"barrier.cta.sync", OpId::BarSync},
+                                            {"bar.cta.arrive", OpId::BarArrive},
+                                            {"barrier.arrive", OpId::BarArrive},
+                                            {"barrier.cta.arrive", OpId::BarArrive}}};
+
+constexpr std::array<std::string_view, 8> kSemVals = {"weak",    "relaxed", "acquire",  "release",
+                                                      "acq_rel", "sc",      "volatile", "mmio"};
+constexpr std::array<std::string_view, 4> kScopeVals = {"cta", "cluster", "gpu", "sys"};
+constexpr std::array<std::string_view, 7> kSpaceVals = {"global", "shared", "shared::cta", "shared::cluster",
+                                                        "const",  "param",  "local"};
+constexpr std::array<std::string_view, 16> kTypeVals = {"b8",  "b16", "b32", "b64", "b128", "u8",  "u16", "u32",
+                                                        "u64", "s8",  "s16", "s32", "s64",  "f32", "f64", "pred"};
+constexpr std::array<std::string_view, 10> kAtomOpVals = {"add", "inc", "dec", "min", "max",
+                                                          "and", "or",  "xor", "cas", "exch"};
+constexpr std::array<std::string_view, 2> kSyncRestrictVals = {"sync_restrict::shared::cta",
+                                                               "sync_restrict::shared::cluster"};
+constexpr std::array<std::string_view, 3> kMembarVals = {"cta", "gl", "sys"};
+constexpr std::array<std::string_view, 4> kProxyKindVals = {"surface", "texture", "constant", "generic"};
+constexpr std::array<std::string_view, 1> kAlignedVals = {"aligned"};
+constexpr std::array<std::string_view, 1> kExpectTxVals = {"expect_tx"};
+constexpr std::array<std::string_view, 1> kParityVals = {"parity"};
+constexpr std::array<std::string_view, 2> kCacheOpVals = {"ca", "cg"};
+constexpr std::array<std::string_view, 4> kHintVals = {"L2::cache_hint", "L2::64B", "L2::128B", "L2::256B"};
+constexpr std::array<std::string_view, 2> kCompletionVals = {"mbarrier::complete_tx::bytes", "bulk_group"};
+constexpr std::array<std::string_view, 1> kMulticastVals = {"multicast::cluster"};
+constexpr std::array<std::string_view, 1> kMulticastAllVals = {"multicast::cluster::all"};
+constexpr std::array<std::string_view, 1> kAsyncVals = {"async"};
+constexpr std::array<std::string_view, 5> kQueryVals = {"is_canceled", "get_first_ctaid", "get_first_ctaid::x",
+                                                        "get_first_ctaid::y", "get_first_ctaid::z"};
+constexpr std::array<std::string_view, 1> kVecVals = {"v4"};
+constexpr std::array<std::string_view, 2> kDtypeVals = {"pred", "b32"};
+constexpr std::array<std::string_view, 1> kReadVals = {"read"};
+constexpr std::array<std::string_view, 1> kNoincVals = {"noinc"};
+constexpr std::array<std::string_view, 3> kLoVals = {"lo", "hi", "wide"};
+constexpr std::array<std::string_view, 10> kCmpVals = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"};
+constexpr std::array<std::string_view, 1> kUniVals = {"uni"};
+
+struct Group {
+  std::string_view name;
+  std::span<const std::string_view> values;
+};
+
+// Every qualifier group name used in PtxOps.def and the qualifiers it accepts.
+const std::array<Group, 27> kGroups = {{{"sem", kSemVals},
+                                        {"scope", kScopeVals},
+                                        {"space", kSpaceVals},
+                                        {"dstspace", kSpaceVals},
+                                        {"srcspace", kSpaceVals},
+                                        {"type", kTypeVals},
+                                        {"atomop", kAtomOpVals},
+                                        {"sync_restrict", kSyncRestrictVals},
+                                        {"membar_level", kMembarVals},
+                                        {"proxykind", kProxyKindVals},
+                                        {"aligned", kAlignedVals},
+                                        {"expect_tx", kExpectTxVals},
+                                        {"parity", kParityVals},
+                                        {"cacheop", kCacheOpVals},
+                                        {"hints", kHintVals},
+                                        {"completion", kCompletionVals},
+                                        {"multicast", kMulticastVals},
+                                        {"multicast_all", kMulticastAllVals},
+                                        {"async", kAsyncVals},
+                                        {"query", kQueryVals},
+                                        {"vec", kVecVals},
+                                        {"dtype", kDtypeVals},
+                                        {"read", kReadVals},
+                                        {"noinc", kNoincVals},
+                                        {"lo", kLoVals},
+                                        {"cmp", kCmpVals},
+                                        {"uni", kUniVals}}};
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  if (s.empty()) return out;
+  size_t start = 0;
+  while (true) {
+    size_t p = s.find(sep, start);
+    out.push_back(s.substr(start, p == std::string_view::npos ? std::string_view::npos : p - start));
+    if (p == std::string_view::npos) break;
+    start = p + 1;
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -23,5 +116,34 @@ const OpInfo* findOp(std::string_view mnemonic) {
     if (op.mnemonic == mnemonic) return &op;
   return nullptr;
 }
+
+const OpInfo* findAlias(std::string_view spelling) {
+  for (const auto& a : kAliases)
+    if (a.spelling == spelling) return &opInfo(a.id);
+  return nullptr;
+}
+
+std::vector<std::string> allSpellings() {
+  std::vector<std::string> out;
+  for (const auto& op : kOps) out.emplace_back(op.mnemonic);
+  for (const auto& a : kAliases) out.emplace_back(a.spelling);
+  return out;
+}
+
+std::vector<std::string_view> qualifierGroups(const OpInfo& op) { return split(op.qualifiers, ';'); }
+
+std::span<const std::string_view> qualifierGroupValues(std::string_view group) {
+  for (const auto& g : kGroups)
+    if (g.name == group) return g.values;
+  return {};
+}
+
+bool groupAccepts(std::string_view group, std::string_view q) {
+  for (auto v : qualifierGroupValues(group))
+    if (v == q) return true;
+  return false;
+}
+
+std::vector<std::string_view> operandSignature(const OpInfo& op) { return split(op.operands, ','); }
 
 }  // namespace ptxmm::ptx

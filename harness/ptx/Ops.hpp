@@ -3,6 +3,7 @@
 
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "ptx/Attributes.hpp"
 
@@ -51,5 +52,24 @@ struct OpInfo {
 [[nodiscard]] const OpInfo& opInfo(OpId id);
 /// Exact lookup by base mnemonic ("fence.proxy.async"); nullptr if unknown.
 [[nodiscard]] const OpInfo* findOp(std::string_view mnemonic);
+
+/// Exact lookup of an alternative spelling of a base mnemonic ("bar.cta.sync", "barrier.arrive");
+/// nullptr if `spelling` is not an alias.
+[[nodiscard]] const OpInfo* findAlias(std::string_view spelling);
+
+/// Every accepted base spelling: the table's mnemonics followed by the aliases (for suggestions).
+[[nodiscard]] std::vector<std::string> allSpellings();
+
+/// The qualifier groups of an op, in canonical order ("sem", "scope", "space", "type", ...).
+[[nodiscard]] std::vector<std::string_view> qualifierGroups(const OpInfo& op);
+
+/// The qualifiers (without the leading dot) a group accepts; empty for an unknown group name.
+[[nodiscard]] std::span<const std::string_view> qualifierGroupValues(std::string_view group);
+
+/// True if `group` accepts the qualifier `q` (without the leading dot).
+[[nodiscard]] bool groupAccepts(std::string_view group, std::string_view q);
+
+/// The operand signature of an op split at ',' ("d", "a", "s?", ...).
+[[nodiscard]] std::vector<std::string_view> operandSignature(const OpInfo& op);
 
 }  // namespace ptxmm::ptx

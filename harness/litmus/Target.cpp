@@ -1,0 +1,73 @@
+#include "litmus/Target.hpp"
+
+#include <map>
+
+#include "ptx/Ops.hpp"
+
+namespace ptxmm::litmus {
+
+using ptx::OpId;
+using ptx::Scope;
+using ptx::Sem;
+using ptx::Space;
+using ptx::Target;
+
+ptx::Target requiredTarget(const Instr& in) {
+  const ptx::OpInfo& op = ptx::opInfo(in.op);
+  Target t = op.minTarget;
+  auto need = [&t](int sm, int ptxVersion, bool a = false) { t = ptx::combine(t, Target{sm, ptxVersion, a}); };
+  // State spaces spelled `::cta` / `::cluster` (the canonical spelling always writes `::cta`).
+  if (in.space == Space::SharedCta || in.srcSpace == Space::SharedCta) need(0, 78);
+  if (in.space == Space::SharedCluster || in.srcSpace == Space::SharedCluster) need(90, 78);
+  if (in.scope == Scope::Cluster) need(90, 78);
+  switch (in.op) {
+    case OpId::Ld:
+    case OpId::St:
+      if (in.sem == Sem::Mmio) need(70, 82);
+      if (in.type == ptx::DataType::B128) need(70, 83);
+      break;
+    case OpId::Fence:
+      if (in.hasFlag("sync_restrict::shared::cta") || in.hasFlag("sync_restrict::shared::cluster") ||
+          in.sem == Sem::Acquire || in.sem == Sem::Release)
+        need(90, 86);
+      break;
+    case OpId::MbarrierArrive:
+    case OpId::MbarrierArriveDrop:
+    case OpId::MbarrierTestWait:
+    case OpId::MbarrierTryWait:
+      // The canonical spelling writes .sem and .scope (PTX 8.0, sm_90); .relaxed needs PTX 8.6.
+      need(90, 80);
+      if (in.sem == Sem::Relaxed) need(90, 86);
+      break;
+    case OpId::MbarrierExpectTx:
+    case OpId::MbarrierCompleteTx: need(90, 80); break;
+    case OpId::BarrierClusterArrive:
+    case OpId::BarrierClusterWait: need(90, 80); break;  // explicit .sem
+    case OpId::CpAsyncBulk:
+      if (in.space == Space::SharedCta && in.srcSpace == Space::Global) need(90, 86);
+      break;
+    case OpId::ClcTryCancel:
+      if (in.hasFlag("multicast::cluster::all")) need(100, 86, true);
+      break;
+    default: break;
+  }
+  return t;
+}
+
+ptx::Target requiredTarget(const Test& test) {
+  Target t{70, 60, false};
+  for (const auto& th : test.threads)
+    for (const auto& s : th.code)
+      if (s.instr) t = ptx::combine(t, requiredTarget(*s.instr));
+  std::map<int, int> ctasPerCluster;
+  for (const auto& th : test.threads) ctasPerCluster[th.where.cluster] += 0;
+  std::map<int, int> clusterOfCta;
+  for (const auto& th : test.threads) clusterOfCta[th.where.cta] = th.where.cluster;
+  for (const auto& [cta, cluster] : clusterOfCta) ++ctasPerCluster[cluster];
+  for (const auto& [cluster, n] : ctasPerCluster)
+    if (n > 1) t = ptx::combine(t, Target{90, 78, false});
+  if (!test.clcPending.empty()) t = ptx::combine(t, Target{100, 86, false});
+  return t;
+}
+
+}  // namespace ptxmm::litmus

@@ -1,0 +1,79 @@
+// .expect files: one line per model, verdict, flags, mandatory reason.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <string>
+
+#include "litmus/Expectations.hpp"
+
+using namespace ptxmm;
+using namespace ptxmm::litmus;
+using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
+
+namespace {
+std::string err(const std::string& text) {
+  try {
+    (void)parseExpectations(text, "t.expect");
+  } catch (const DiagnosticError& e) {
+    return e.diagnostic().str();
+  }
+  return "<no error>";
+}
+}  // namespace
+
+TEST_CASE("expectation lines parse", "[expect]") {
+  auto es = parseExpectations(R"(# comment
+ptx: Never  | PTX ISA §8.10.6 Causality: release/acquire at .gpu scope orders data before flag
+
+  sc: Sometimes +data-race +cut | variant: proxy fences are CTA-local (reference §6.2)
+ptx-cluster-fence:Always|x
+)",
+                              "mp.expect");
+  REQUIRE(es.size() == 3);
+  CHECK(es[0].model == "ptx");
+  CHECK(es[0].verdict == Expectation::Never);
+  CHECK(es[0].flags.empty());
+  CHECK(es[0].reason == "PTX ISA §8.10.6 Causality: release/acquire at .gpu scope orders data before flag");
+  CHECK(es[0].src.line == 2);
+  CHECK(es[1].model == "sc");
+  CHECK(es[1].verdict == Expectation::Sometimes);
+  CHECK(es[1].flags == std::vector<std::string>{"data-race", "cut"});
+  CHECK(es[1].src.line == 4);
+  CHECK(es[1].src.col == 3);
+  CHECK(es[2].model == "ptx-cluster-fence");
+  CHECK(es[2].verdict == Expectation::Always);
+  CHECK(es[2].reason == "x");
+  CHECK(findExpectation(es, "sc") == &es[1]);
+  CHECK(findExpectation(es, "nope") == nullptr);
+  CHECK(toString(Expectation::Sometimes) == "Sometimes");
+  CHECK(expectationPathFor("litmus/base/MP.litmus") == "litmus/base/MP.expect");
+}
+
+TEST_CASE("expectation errors", "[expect]") {
+  CHECK_THAT(err("ptx: Never\n"), StartsWith("t.expect:1:11: error: missing reason"));
+  CHECK_THAT(err("ptx: Never |   \n"), Contains("empty reason"));
+  CHECK_THAT(err("ptx: Nevr | r\n"), StartsWith("t.expect:1:6: error: bad verdict `Nevr`; did you mean `Never`?"));
+  CHECK_THAT(err("ptx Never | r\n"), Contains("expected ':'"));
+  CHECK_THAT(err("ptx: | r\n"), Contains("missing verdict"));
+  CHECK_THAT(err("ptx: Never + | r\n"), Contains("expected a flag name"));
+  CHECK_THAT(err("ptx: Never +cut +cut | r\n"), Contains("duplicate flag"));
+  CHECK_THAT(err("ptx: Never | a\nptx: Always | b\n"),
+             StartsWith("t.expect:2:1: error: duplicate expectation for model `ptx`"));
+  CHECK_THAT(err("ptx: Never junk | r\n"), Contains("unexpected text"));
+  CHECK(err("# only comments\n\n") == "<no error>");
+}
+
+TEST_CASE("every suite .expect file parses", "[expect][suite]") {
+  namespace fs = std::filesystem;
+  fs::path root = fs::path(PTXMM_SOURCE_DIR) / "litmus";
+  if (!fs::exists(root)) return;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    if (!e.is_regular_file() || e.path().extension() != ".expect") continue;
+    try {
+      auto es = parseExpectationFile(e.path().string());
+      CHECK_FALSE(es.empty());
+    } catch (const DiagnosticError& d) {
+      FAIL_CHECK(d.diagnostic().str());
+    }
+  }
+}
