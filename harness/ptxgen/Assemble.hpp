@@ -1,0 +1,33 @@
+// ptxas / cuobjdump front ends: assemble a generated module without a GPU, and show its SASS.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace ptxmm::ptxgen {
+
+/// Result of running ptxas on a module.
+struct AssembleResult {
+  bool ok = false;           ///< ptxas exited with status 0
+  bool toolMissing = false;  ///< ptxas was not found (nothing was run)
+  std::string cubinPath;     ///< the cubin written (empty unless `keepCubin`)
+  std::string diagnostics;   ///< ptxas's stderr/stdout (errors and warnings)
+  std::string command;       ///< the command line that was run
+};
+
+/// Locate a CUDA tool: $PATH, then $CUDA_HOME/bin, then /usr/local/cuda/bin. nullopt if absent.
+[[nodiscard]] std::optional<std::string> findCudaTool(const std::string& name);
+
+/// Assemble `ptxText` with `ptxas -arch=<arch>` into a temporary cubin. With `keepCubin` the cubin is
+/// kept at `cubinPath` (chosen if empty) for the caller; otherwise it is removed.
+[[nodiscard]] AssembleResult assemble(const std::string& ptxText, const std::string& arch, bool keepCubin = false,
+                                      const std::string& cubinPath = "");
+
+/// Disassemble a cubin (`cuobjdump -sass`, else `nvdisasm`). Returns the listing, or nullopt with
+/// `error` set when neither tool is available or the tool fails.
+[[nodiscard]] std::optional<std::string> disassemble(const std::string& cubinPath, std::string& error);
+
+/// `ptxas --version` output's last line ("Cuda compilation tools, release 13.0, V13.0.88"), or "".
+[[nodiscard]] std::string ptxasVersion();
+
+}  // namespace ptxmm::ptxgen

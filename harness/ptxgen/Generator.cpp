@@ -1,0 +1,1071 @@
+// Litmus test → PTX stress kernel. Structure of the generated module (docs/hardware/README.md):
+//   ptxmm_init: writes every global location's initial value into its region (one cell per instance);
+//   ptxmm_test: prologue (shared locations and mbarriers initialised, fence.mbarrier_init, CTA/cluster
+//   barrier) → role dispatch (litmus thread, or stress) → per-instance start barrier → the litmus
+//   thread's code with bounded backward branches → registers to the result record → CTA/cluster
+//   barrier → shared final values by their owner → done counter; the last thread of an instance
+//   classifies the final state into the histogram (atomicAdd), or into "other" with a raw sample.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "ptx/Ops.hpp"
+#include "ptxgen/Kernel.hpp"
+
+namespace ptxmm::ptxgen {
+namespace {
+
+using litmus::Instr;
+using litmus::Operand;
+using ptx::DataType;
+using ptx::OpFamily;
+using ptx::OpId;
+using ptx::Space;
+
+std::string sanitize(const std::string& s) {
+  std::string out;
+  for (char c : s) out += (std::isalnum(static_cast<unsigned char>(c)) != 0) ? c : '_';
+  return out;
+}
+
+struct ThreadPlace {
+  int role = 0;           ///< index of the litmus cluster
+  int rank = 0;           ///< CTA rank in the cluster
+  int wig = 0;            ///< warp in the instance group
+  int sub = 0;            ///< lane share within a shared warp
+  int ctaIndexInCta = 0;  ///< rank among the CTA's threads (%tid.x)
+  int ctaThreads = 1;
+};
+
+struct SharedLoc {
+  std::string name;
+  int64_t init = 0;
+  bool mbarrier = false;
+  int mbarCount = 0;
+  int ownerCta = -1;
+};
+
+struct LocTarget {
+  bool shared = false;
+  int index = -1;  ///< global or shared index
+};
+
+class Generator {
+ public:
+  Generator(const litmus::Test& t, const GenOptions& o) : test_(t), opt_(o) {}
+
+  Kernel run() {
+    analyse();
+    std::ostringstream body;
+    emitInit(body);
+    emitTest(body);
+    k_.ptxVersion = version_;
+    std::ostringstream head;
+    head << "// ptxmm stress kernel for litmus test " << test_.name << " (generated; do not edit)\n";
+    head << ".version " << version_ / 10 << "." << version_ % 10 << "\n";
+    head << ".target " << opt_.arch << "\n.address_size 64\n\n";
+    k_.ptx = head.str() + body.str();
+    return k_;
+  }
+
+ private:
+  const litmus::Test& test_;
+  GenOptions opt_;
+  Kernel k_;
+  int version_ = 80;
+  std::vector<ThreadPlace> places_;
+  std::vector<int> roleClusterIds_;
+  std::map<int, int> ctaRank_;  // cta id -> rank in its cluster
+  std::map<int, int> ctaCluster_;
+  int nw_ = 1;           // warps per instance group
+  int laneShare_ = 1;    // litmus threads sharing a warp (power of 2)
+  int laneStride_ = 32;  // lanes per litmus thread in a shared warp
+  int slots_ = 0;
+  std::map<std::string, LocTarget> locs_;
+  std::vector<SharedLoc> shared_;
+  int sharedCell_ = 16;
+  int globalCell_ = 4;
+  std::vector<std::set<std::string>> preds_, wide_, b128_;
+  std::vector<std::map<std::string, litmus::LocRef>> addrRegs_;
+  int clusterBarriers_ = 0;
+  int labelCounter_ = 0;
+  std::ostringstream* out_ = nullptr;
+
+  [[noreturn]] void fail(const SourceLoc& loc, const std::string& msg) const { throw DiagnosticError(loc, msg); }
+
+  /// Threads of one litmus cluster share a role; clusters of different GPUs are distinct roles.
+  static int roleKey(const litmus::Placement& p) { return p.gpu * 100000 + p.cluster; }
+
+  std::string fresh(const std::string& base) { return "$" + base + std::to_string(labelCounter_++); }
+
+  // ---------------------------------------------------------------- analysis
+  void analyse() {
+    if (test_.threads.empty()) fail({test_.file, 1, 1}, "test has no threads");
+    // Roles (litmus clusters) and CTA ranks.
+    std::map<int, std::set<int>> clusterCtas;
+    for (const auto& th : test_.threads) {
+      clusterCtas[roleKey(th.where)].insert(th.where.cta);
+    }
+    int maxCtas = 1;
+    for (const auto& [cl, ctas] : clusterCtas) {
+      roleClusterIds_.push_back(cl);
+      int r = 0;
+      for (int c : ctas) {
+        ctaRank_[c] = r++;
+        ctaCluster_[c] = cl;
+      }
+      maxCtas = std::max<int>(maxCtas, static_cast<int>(ctas.size()));
+    }
+    if (roleClusterIds_.size() > static_cast<size_t>(cfg::kMaxRoles))
+      fail(test_.threads[0].src, "too many clusters (max 8)");
+    if (maxCtas > 8) fail(test_.threads[0].src, "too many CTAs in one cluster (max 8)");
+    k_.roles = static_cast<int>(roleClusterIds_.size());
+    for (const auto& th : test_.threads)
+      if (th.where.gpu != 0) {
+        k_.notes.push_back("threads placed on gpu " + std::to_string(th.where.gpu) +
+                           " run on the same device as gpu 0 (in other clusters): a single-GPU approximation");
+        break;
+      }
+    k_.clusterDim = maxCtas;
+    // Warps within CTAs.
+    std::map<int, std::vector<int>> ctaThreads;
+    for (size_t i = 0; i < test_.threads.size(); ++i)
+      ctaThreads[test_.threads[i].where.cta].push_back(static_cast<int>(i));
+    places_.resize(test_.threads.size());
+    int maxShare = 1;
+    for (const auto& [cta, ths] : ctaThreads) {
+      std::map<int, int> warpOf;  // placement warp -> wig
+      std::map<int, int> subCount;
+      int nextWarp = 0;
+      int idx = 0;
+      for (int ti : ths) {
+        const auto& th = test_.threads[ti];
+        int w;
+        if (th.where.warp >= 0) {
+          auto it = warpOf.find(th.where.warp);
+          if (it == warpOf.end()) it = warpOf.emplace(th.where.warp, nextWarp++).first;
+          w = it->second;
+        } else {
+          w = nextWarp++;
+        }
+        auto& p = places_[ti];
+        p.role = static_cast<int>(std::find(roleClusterIds_.begin(), roleClusterIds_.end(), roleKey(th.where)) -
+                                  roleClusterIds_.begin());
+        p.rank = ctaRank_[cta];
+        p.wig = w;
+        p.sub = subCount[w]++;
+        p.ctaIndexInCta = idx++;
+        p.ctaThreads = static_cast<int>(ths.size());
+        maxShare = std::max(maxShare, subCount[w]);
+      }
+      nw_ = std::max(nw_, nextWarp);
+    }
+    laneShare_ = 1;
+    while (laneShare_ < maxShare) laneShare_ *= 2;
+    if (laneShare_ > 32) fail(test_.threads[0].src, "too many threads in one warp");
+    laneStride_ = 32 / laneShare_;
+    if (opt_.groupsPerBlock < 1) opt_.groupsPerBlock = 1;
+    if (nw_ * opt_.groupsPerBlock + opt_.stressWarpsPerBlock > 32)
+      opt_.groupsPerBlock = std::max(1, (32 - opt_.stressWarpsPerBlock) / nw_);
+    if (nw_ * opt_.groupsPerBlock + opt_.stressWarpsPerBlock > 32) fail(test_.threads[0].src, "too many warps per CTA");
+    slots_ = opt_.groupsPerBlock * laneStride_;
+    k_.slotsPerCta = slots_;
+    k_.blockDim = 32 * (nw_ * opt_.groupsPerBlock + opt_.stressWarpsPerBlock);
+    k_.reporters = static_cast<int>(test_.threads.size());
+    k_.arch = opt_.arch;
+    if (opt_.arch != "sm_90a" && opt_.arch != "sm_100a")
+      fail({test_.file, 1, 1}, "unsupported --arch '" + opt_.arch + "' (expected sm_90a or sm_100a)");
+    version_ = opt_.arch == "sm_100a" ? 86 : 80;
+
+    // Locations.
+    int maxCopy = 4;
+    preds_.resize(test_.threads.size());
+    wide_.resize(test_.threads.size());
+    b128_.resize(test_.threads.size());
+    addrRegs_.resize(test_.threads.size());
+    bool usesCluster = k_.clusterDim > 1;
+    for (size_t ti = 0; ti < test_.threads.size(); ++ti) {
+      int arrives = 0;
+      for (const auto& st : test_.threads[ti].code) {
+        if (!st.instr) continue;
+        const Instr& in = *st.instr;
+        version_ = std::max(version_, minPtxVersion(in));
+        const auto& info = ptx::opInfo(in.op);
+        if (info.minTarget.sm >= 100 && opt_.arch != "sm_100a")
+          fail(in.src, std::string(info.mnemonic) + " needs sm_100a (use --arch sm_100a)");
+        if (in.op == OpId::BarrierClusterArrive) ++arrives;
+        if (in.op == OpId::BarrierClusterArrive || in.op == OpId::BarrierClusterWait ||
+            in.space == Space::SharedCluster)
+          usesCluster = true;
+        if (in.op == OpId::CpAsync || in.op == OpId::CpAsyncBulk)
+          for (const auto& o : in.operands)
+            if (o.kind == Operand::Kind::Imm)
+              maxCopy = std::max<int>(maxCopy, static_cast<int>(std::min<int64_t>(o.imm, 4096)));
+        if (in.op == OpId::Ld || in.op == OpId::St || in.op == OpId::Atom || in.op == OpId::Red)
+          maxCopy = std::max(maxCopy, ptx::byteWidth(in.type == DataType::None ? DataType::B32 : in.type));
+        collectRegs(static_cast<int>(ti), in);
+        for (const auto& o : in.operands)
+          if ((o.kind == Operand::Kind::Addr || o.kind == Operand::Kind::Loc) && o.loc.cta >= 0) usesCluster = true;
+      }
+      clusterBarriers_ = std::max(clusterBarriers_, arrives);
+    }
+    k_.clustered = usesCluster;
+    if (usesCluster) version_ = std::max(version_, 80);
+    globalCell_ = opt_.globalCellBytes > 0 ? opt_.globalCellBytes : 4;
+    while (globalCell_ < maxCopy) globalCell_ *= 2;
+    sharedCell_ = std::max(16, opt_.sharedCellBytes);
+    while (sharedCell_ < maxCopy) sharedCell_ *= 2;
+
+    for (const auto& d : test_.locations) {
+      if (!d.aliasOf.empty()) continue;
+      if (d.isMbarrier || d.space == Space::SharedCta || d.space == Space::SharedCluster) {
+        locs_[d.name] = {true, static_cast<int>(shared_.size())};
+        shared_.push_back({d.name, d.init, d.isMbarrier, d.mbarCount, d.ownerCta});
+      } else if (d.space == Space::Global || d.space == Space::Generic) {
+        locs_[d.name] = {false, static_cast<int>(k_.globals.size())};
+        k_.globals.push_back({d.name, d.init, globalCell_});
+      } else {
+        fail(d.src, "location '" + d.name + "' in state space " + std::string(ptx::toString(d.space)) +
+                        " cannot be placed by the stress kernel");
+      }
+    }
+    for (const auto& d : test_.locations) {
+      if (d.aliasOf.empty()) continue;
+      auto it = locs_.find(d.aliasOf);
+      if (it == locs_.end()) fail(d.src, "alias '" + d.name + "' of unknown location '" + d.aliasOf + "'");
+      if (d.aliasProxy != ptx::Proxy::Generic)
+        fail(d.src, "'" + d.name + " @ " + std::string(ptx::toString(d.aliasProxy)) +
+                        " aliases' needs a surface/texture/constant binding, which the stress kernel does not create");
+      locs_[d.name] = it->second;
+      k_.notes.push_back("virtual alias '" + d.name + "' of '" + d.aliasOf +
+                         "' is run through the same virtual address (no second VA mapping)");
+    }
+    if (k_.globals.size() > static_cast<size_t>(cfg::kMaxGlobals))
+      fail({test_.file, 1, 1}, "too many global locations (max 16)");
+    k_.sharedBytes = static_cast<int>(shared_.size()) * slots_ * sharedCell_;
+    if (k_.sharedBytes > 48 * 1024) {
+      opt_.groupsPerBlock = std::max(1, opt_.groupsPerBlock * 48 * 1024 / k_.sharedBytes);
+      slots_ = opt_.groupsPerBlock * laneStride_;
+      k_.slotsPerCta = slots_;
+      k_.blockDim = 32 * (nw_ * opt_.groupsPerBlock + opt_.stressWarpsPerBlock);
+      k_.sharedBytes = static_cast<int>(shared_.size()) * slots_ * sharedCell_;
+    }
+    for (const auto& ri : test_.regInits) {
+      if (ri.thread < 0 || ri.thread >= static_cast<int>(test_.threads.size()))
+        fail(ri.src, "register init for an unknown thread");
+      if (ri.addressOf) {
+        if (!locs_.count(ri.addressOf->name))
+          fail(ri.src, "register holds the address of unknown location '" + ri.addressOf->name + "'");
+        addrRegs_[ri.thread][ri.reg] = *ri.addressOf;
+      }
+    }
+
+    // Observed terms and the result record.
+    int word = 0;
+    for (const auto& term : observedTerms(test_)) {
+      ObservedTerm ot;
+      ot.term = term;
+      ot.label = termLabel(term);
+      if (term.kind == litmus::Term::Kind::Reg) {
+        if (term.thread < 0 || term.thread >= static_cast<int>(test_.threads.size()))
+          fail({test_.file, 1, 1}, "condition names a register of unknown thread " + std::to_string(term.thread));
+        ot.source = TermSource::Register;
+        ot.resultIndex = word++;
+        ot.widthBits = 64;
+      } else {
+        auto it = locs_.find(term.loc.name);
+        if (it == locs_.end()) fail({test_.file, 1, 1}, "condition names unknown location '" + term.loc.name + "'");
+        if (it->second.shared) {
+          ot.source = TermSource::SharedLoc;
+          ot.resultIndex = word++;
+          ot.widthBits = 64;
+        } else {
+          ot.source = TermSource::GlobalLoc;
+          ot.globalLoc = it->second.index;
+          ot.widthBits = globalCell_ >= 8 ? 64 : 32;
+        }
+      }
+      k_.terms.push_back(ot);
+    }
+    if (k_.terms.size() > static_cast<size_t>(cfg::kMaxTerms))
+      fail({test_.file, 1, 1}, "too many observed terms (max 16)");
+    k_.resultWords = word + 1;
+    if (version_ > 90) version_ = 90;
+  }
+
+  void collectRegs(int t, const Instr& in) {
+    auto opRegName = [](const Operand& o) { return o.kind == Operand::Kind::Reg ? o.name : std::string(); };
+    if (in.guard) preds_[t].insert(in.guard->pred);
+    if (in.operands.empty()) return;
+    const std::string d = opRegName(in.operands[0]);
+    switch (in.op) {
+      case OpId::Setp:
+      case OpId::MbarrierTestWait:
+      case OpId::MbarrierTryWait:
+        if (!d.empty()) preds_[t].insert(d);
+        break;
+      case OpId::ClcQueryCancel:
+        if (in.hasFlag("is_canceled") && !d.empty()) preds_[t].insert(d);
+        if (in.operands.size() > 1 && in.operands.back().kind == Operand::Kind::Reg)
+          b128_[t].insert(in.operands.back().name);
+        break;
+      case OpId::Selp:
+        if (in.operands.size() == 4 && in.operands[3].kind == Operand::Kind::Reg) preds_[t].insert(in.operands[3].name);
+        break;
+      case OpId::Ld:
+        if (in.type == DataType::B128 && !d.empty()) b128_[t].insert(d);
+        break;
+      default: break;
+    }
+  }
+
+  // ---------------------------------------------------------------- emission helpers
+  std::ostream& o() { return *out_; }
+  std::string reg(int t, const std::string& n) { return "%v" + std::to_string(t) + "_" + sanitize(n); }
+  std::string preg(int t, const std::string& n) { return "%q" + std::to_string(t) + "_" + sanitize(n); }
+  std::string hreg(int t, const std::string& n) { return "%h" + std::to_string(t) + "_" + sanitize(n); }
+  std::string cfgLoad(const std::string& dst, int index) {
+    return "ld.global.u64 " + dst + ", [%cfg+" + std::to_string(index * 8) + "];";
+  }
+
+  void emitInit(std::ostringstream& s) {
+    s << "// Writes the initial value of every global location into all instance cells.\n";
+    s << ".visible .entry " << k_.initEntry << "(.param .u64 p_mem, .param .u64 p_cfg)\n{\n";
+    s << "  .reg .pred %p<2>;\n  .reg .b32 %r<6>;\n  .reg .b64 %rd<12>;\n";
+    s << "  ld.param.u64 %rd1, [p_mem];\n  cvta.to.global.u64 %rd1, %rd1;\n";
+    s << "  ld.param.u64 %rd2, [p_cfg];\n  cvta.to.global.u64 %rd2, %rd2;\n";
+    s << "  mov.u32 %r1, %ctaid.x;\n  mov.u32 %r2, %ntid.x;\n  mov.u32 %r3, %tid.x;\n  mov.u32 %r4, %nctaid.x;\n";
+    s << "  mad.lo.u32 %r5, %r1, %r2, %r3;\n  cvt.u64.u32 %rd3, %r5;\n  mul.wide.u32 %rd4, %r4, %r2;\n";
+    s << "  ld.global.u64 %rd5, [%rd2+" << cfg::kInstances * 8 << "];\n";
+    s << "  ld.global.u64 %rd6, [%rd2+" << cfg::kStride * 8 << "];\n";
+    s << "$init_loop:\n  setp.ge.u64 %p1, %rd3, %rd5;\n  @%p1 bra $init_done;\n";
+    for (size_t l = 0; l < k_.globals.size(); ++l) {
+      s << "  ld.global.u64 %rd7, [%rd2+" << (cfg::kLocPerm + 3 * l + 2) * 8 << "];\n";
+      s << "  mad.lo.u64 %rd8, %rd3, %rd6, %rd7;\n  add.u64 %rd8, %rd8, %rd1;\n";
+      s << "  mov.u64 %rd9, " << k_.globals[l].init << ";\n";
+      if (globalCell_ >= 8)
+        s << "  st.global.u64 [%rd8], %rd9;\n";
+      else
+        s << "  cvt.u32.u64 %r1, %rd9;\n  st.global.u32 [%rd8], %r1;\n";
+      for (int extra = 8; extra < globalCell_; extra += 8) s << "  st.global.u64 [%rd8+" << extra << "], 0;\n";
+    }
+    s << "  add.u64 %rd3, %rd3, %rd4;\n  bra $init_loop;\n$init_done:\n  ret;\n}\n\n";
+  }
+
+  /// Memory-stress loop on the scratch buffer (iterations and pattern from the config buffer).
+  void emitStress(int itersIdx, int patternIdx) {
+    std::string L = fresh("stress");
+    o() << "  // memory stress (" << (itersIdx == cfg::kMemIters ? "stress warps" : "pre-stress") << ")\n";
+    o() << "  " << cfgLoad("%sIt", itersIdx) << "\n";
+    o() << "  setp.eq.u64 %ps0, %sIt, 0;\n  @%ps0 bra " << L << "_end;\n";
+    o() << "  " << cfgLoad("%sPat", patternIdx) << "\n";
+    o() << "  " << cfgLoad("%sNl", cfg::kTargetLines) << "\n";
+    o() << "  " << cfgLoad("%sLw", cfg::kLineWords) << "\n";
+    o() << "  " << cfgLoad("%sAs", cfg::kAssign) << "\n";
+    o() << "  mov.u32 %r1, %ctaid.x;\n  mad.lo.u32 %r2, %r1, " << k_.blockDim / 32 << ", %warp;\n";
+    o() << "  setp.ne.u64 %ps0, %sAs, 0;\n  selp.b32 %r2, %r1, %r2, %ps0;\n";
+    o() << "  cvt.u64.u32 %sK, %r2;\n  rem.u64 %sK, %sK, %sNl;\n";
+    o() << "  shl.b64 %sK, %sK, 3;\n  add.u64 %sK, %sK, " << cfg::kLines * 8 << ";\n  add.u64 %sK, %sK, %cfg;\n";
+    o() << "  ld.global.u64 %sA, [%sK];\n";
+    o() << "  cvt.u64.u32 %sK, %lane;\n  rem.u64 %sK, %sK, %sLw;\n  add.u64 %sA, %sA, %sK;\n";
+    o() << "  shl.b64 %sA, %sA, 2;\n  add.u64 %sA, %sA, %scr;\n";
+    o() << "  and.b64 %sK, %sPat, 1;\n  setp.ne.u64 %ps1, %sK, 0;\n";
+    o() << "  and.b64 %sK, %sPat, 2;\n  setp.ne.u64 %ps2, %sK, 0;\n";
+    o() << "  mov.u64 %sK, 0;\n";
+    o() << L << ":\n  setp.ge.u64 %ps0, %sK, %sIt;\n  @%ps0 bra " << L << "_end;\n";
+    o() << "  cvt.u32.u64 %r1, %sK;\n";
+    o() << "  @%ps1 st.volatile.global.u32 [%sA], %r1;\n  @!%ps1 ld.volatile.global.u32 %r2, [%sA];\n";
+    o() << "  @%ps2 st.volatile.global.u32 [%sA], %r1;\n  @!%ps2 ld.volatile.global.u32 %r2, [%sA];\n";
+    o() << "  add.u64 %sK, %sK, 1;\n  bra " << L << ";\n" << L << "_end:\n";
+  }
+
+  void emitBarrierAll() {
+    if (k_.clustered)
+      o() << "  barrier.cluster.arrive.release;\n  barrier.cluster.wait.acquire;\n";
+    else
+      o() << "  barrier.sync 0;\n";
+  }
+
+  void emitTest(std::ostringstream& s) {
+    out_ = &s;
+    const int W = k_.resultWords;
+    s << "// The stress kernel: " << k_.slotsPerCta << " instances per GPU cluster of " << k_.clusterDim << " CTA(s), "
+      << k_.roles << " role(s), " << k_.blockDim << " threads per CTA.\n";
+    s << ".visible .entry " << k_.entry
+      << "(.param .u64 p_mem, .param .u64 p_cfg, .param .u64 p_res, .param .u64 p_ctr, .param .u64 p_hist,"
+         " .param .u64 p_samples, .param .u64 p_scratch)\n";
+    s << "  .maxntid " << k_.blockDim << ", 1, 1\n";
+    if (k_.clustered) s << "  .explicitcluster\n  .reqnctapercluster " << k_.clusterDim << ", 1, 1\n";
+    s << "{\n";
+    if (k_.sharedBytes > 0) s << "  .shared .align 16 .b8 smem[" << k_.sharedBytes << "];\n";
+    s << "  .reg .pred %p<8>;\n  .reg .pred %ps<3>;\n  .reg .pred %pt;\n  .reg .pred %pspin;\n";
+    s << "  .reg .b32 %r<8>;\n  .reg .b32 %x<8>;\n  .reg .b64 %rd<16>;\n  .reg .b64 %y<8>;\n";
+    s << "  .reg .b64 %mem, %cfg, %res, %ctr, %hist, %smp, %scr, %inst, %N, %Q, %sIt, %sPat, %sNl, %sLw, %sAs, %sK, "
+         "%sA, %bound;\n  .reg .b64 %val<"
+      << std::max<size_t>(1, k_.terms.size()) << ">;\n  .reg .b16 %rs0;\n";
+    s << "  .reg .b32 %mytid, %warp, %lane, %rank, %gcl, %role, %qraw, %group, %wig, %sub, %rawSlot, %spin, %lt, "
+         "%sbase, %bar;\n";
+    for (size_t l = 0; l < k_.globals.size(); ++l) s << "  .reg .b64 %ga" << l << ";\n";
+    for (size_t l = 0; l < shared_.size(); ++l) {
+      s << "  .reg .b32 %sa" << l << ";\n";
+      for (const auto& [cta, rank] : ctaRank_) s << "  .reg .b32 %sr" << l << "_" << cta << ";\n";
+    }
+    for (size_t t = 0; t < test_.threads.size(); ++t) {
+      std::set<std::string> regs;
+      for (const auto& st : test_.threads[t].code)
+        if (st.instr)
+          for (const auto& op : st.instr->operands) {
+            if (op.kind == Operand::Kind::Reg) regs.insert(op.name);
+            for (const auto& e : op.elems)
+              if (e.kind == Operand::Kind::Reg) regs.insert(e.name);
+          }
+      for (const auto& ri : test_.regInits)
+        if (ri.thread == static_cast<int>(t)) regs.insert(ri.reg);
+      for (const auto& term : k_.terms)
+        if (term.source == TermSource::Register && term.term.thread == static_cast<int>(t)) regs.insert(term.term.reg);
+      for (const auto& p : preds_[t]) regs.insert(p);
+      for (const auto& r : regs) s << "  .reg .b64 " << reg(static_cast<int>(t), r) << ";\n";
+      for (const auto& r : preds_[t]) s << "  .reg .pred " << preg(static_cast<int>(t), r) << ";\n";
+      for (const auto& r : b128_[t]) s << "  .reg .b128 " << hreg(static_cast<int>(t), r) << ";\n";
+    }
+    s << "\n  ld.param.u64 %mem, [p_mem];\n  cvta.to.global.u64 %mem, %mem;\n";
+    for (const char* p : {"cfg", "res", "ctr", "hist", "smp", "scr"}) {
+      std::string param = std::string(p) == "smp"   ? "p_samples"
+                          : std::string(p) == "scr" ? "p_scratch"
+                                                    : "p_" + std::string(p);
+      s << "  ld.param.u64 %" << p << ", [" << param << "];\n  cvta.to.global.u64 %" << p << ", %" << p << ";\n";
+    }
+    s << "  mov.u32 %mytid, %tid.x;\n  shr.u32 %warp, %mytid, 5;\n  and.b32 %lane, %mytid, 31;\n  mov.s32 %lt, -1;\n";
+    if (k_.clustered)
+      s << "  mov.u32 %rank, %cluster_ctarank;\n  mov.u32 %gcl, %clusterid.x;\n";
+    else
+      s << "  mov.u32 %rank, 0;\n  mov.u32 %gcl, %ctaid.x;\n";
+    s << "  rem.u32 %role, %gcl, " << k_.roles << ";\n  div.u32 %qraw, %gcl, " << k_.roles << ";\n";
+    s << "  " << cfgLoad("%N", cfg::kInstances) << "\n  " << cfgLoad("%Q", cfg::kColumns) << "\n  "
+      << cfgLoad("%bound", cfg::kSpinBound) << "\n";
+    if (!shared_.empty()) s << "  mov.u32 %sbase, smem;\n";
+    // Shared locations and mbarriers: one cell per slot.
+    bool anyMbar = false;
+    for (size_t l = 0; l < shared_.size(); ++l) {
+      const auto& sl = shared_[l];
+      std::string L = fresh("shinit");
+      s << "  // shared location " << sl.name << (sl.mbarrier ? " (mbarrier)" : "") << "\n";
+      s << "  mov.u32 %r1, %mytid;\n"
+        << L << ":\n  setp.ge.u32 %p1, %r1, " << slots_ << ";\n  @%p1 bra " << L << "_end;\n";
+      s << "  mad.lo.u32 %r2, %r1, " << sharedCell_ << ", %sbase;\n  add.u32 %r2, %r2, " << l * slots_ * sharedCell_
+        << ";\n";
+      for (int b = 0; b < sharedCell_; b += 8)
+        s << "  st.shared::cta.u64 [%r2+" << b << "], " << (b == 0 && !sl.mbarrier ? sl.init : 0) << ";\n";
+      if (sl.mbarrier) {
+        anyMbar = true;
+        s << "  mbarrier.init.shared::cta.b64 [%r2], " << sl.mbarCount << ";\n";
+      }
+      s << "  add.u32 %r1, %r1, " << k_.blockDim << ";\n  bra " << L << ";\n" << L << "_end:\n";
+    }
+    if (anyMbar) s << "  fence.mbarrier_init.release.cluster;\n";
+    emitBarrierAll();
+    // Role dispatch.
+    s << "  setp.ge.u32 %p1, %warp, " << nw_ * opt_.groupsPerBlock << ";\n  @%p1 bra $STRESS;\n";
+    s << "  div.u32 %group, %warp, " << nw_ << ";\n  rem.u32 %wig, %warp, " << nw_ << ";\n";
+    int shift = 0;
+    while ((1 << shift) < laneStride_) ++shift;
+    s << "  shr.u32 %sub, %lane, " << shift << ";\n  and.b32 %r1, %lane, " << laneStride_ - 1 << ";\n";
+    s << "  mad.lo.u32 %rawSlot, %group, " << laneStride_ << ", %r1;\n";
+    // instance = ((qraw * mul + off) % Q) * S + (rawSlot + slotOff) % S
+    s << "  mul.wide.u32 %rd1, %role, 16;\n  add.u64 %rd1, %rd1, %cfg;\n";
+    s << "  ld.global.u64 %rd2, [%rd1+" << cfg::kRolePerm * 8 << "];\n  ld.global.u64 %rd3, [%rd1+"
+      << (cfg::kRolePerm + 1) * 8 << "];\n";
+    s << "  cvt.u64.u32 %rd4, %qraw;\n  mad.lo.u64 %rd4, %rd4, %rd2, %rd3;\n  rem.u64 %rd4, %rd4, %Q;\n";
+    s << "  mul.wide.u32 %rd1, %role, 8;\n  add.u64 %rd1, %rd1, %cfg;\n  ld.global.u64 %rd2, [%rd1+"
+      << cfg::kSlotOff * 8 << "];\n";
+    s << "  cvt.u64.u32 %rd3, %rawSlot;\n  add.u64 %rd3, %rd3, %rd2;\n  rem.u64 %rd3, %rd3, " << slots_ << ";\n";
+    s << "  mad.lo.u64 %inst, %rd4, " << slots_ << ", %rd3;\n";
+    for (size_t t = 0; t < test_.threads.size(); ++t) {
+      const auto& p = places_[t];
+      s << "  setp.eq.u32 %p1, %role, " << p.role << ";\n  setp.eq.and.u32 %p1, %rank, " << p.rank << ", %p1;\n";
+      s << "  setp.eq.and.u32 %p1, %wig, " << p.wig << ", %p1;\n  setp.eq.and.u32 %p1, %sub, " << p.sub << ", %p1;\n";
+      s << "  @%p1 bra $T" << t << ";\n";
+    }
+    s << "  bra $STRESS;\n";
+    for (size_t t = 0; t < test_.threads.size(); ++t) emitThread(static_cast<int>(t));
+    // Stress path.
+    s << "$STRESS:\n";
+    emitStress(cfg::kMemIters, cfg::kMemPattern);
+    if (k_.clustered)
+      for (int i = 0; i < clusterBarriers_; ++i)
+        s << "  barrier.cluster.arrive.relaxed;\n  barrier.cluster.wait.acquire;\n";
+    s << "$EPI:\n";
+    emitBarrierAll();
+    s << "  setp.lt.s32 %p1, %lt, 0;\n  @%p1 bra $EXIT;\n";
+    s << "  mad.lo.u64 %rd5, %inst, " << W * 8 << ", %res;\n";
+    // Owners publish the final values of observed shared locations.
+    for (const auto& term : k_.terms) {
+      if (term.source != TermSource::SharedLoc) continue;
+      const auto& loc = term.term.loc;
+      int l = locs_.at(loc.name).index;
+      int ownerCta = loc.cta >= 0               ? loc.cta
+                     : shared_[l].ownerCta >= 0 ? shared_[l].ownerCta
+                                                : test_.threads[0].where.cta;
+      int owner = -1;
+      for (size_t t = 0; t < test_.threads.size() && owner < 0; ++t)
+        if (test_.threads[t].where.cta == ownerCta) owner = static_cast<int>(t);
+      if (owner < 0) fail({test_.file, 1, 1}, "no thread runs in the CTA owning '" + term.label + "'");
+      std::string L = fresh("own");
+      s << "  setp.ne.s32 %p1, %lt, " << owner << ";\n  @%p1 bra " << L << ";\n";
+      s << "  mad.lo.u32 %r1, %rawSlot, " << sharedCell_ << ", %sbase;\n  add.u32 %r1, %r1, "
+        << l * slots_ * sharedCell_ << ";\n";
+      s << "  ld.shared::cta.u64 %rd6, [%r1];\n";
+      if (!shared_[l].mbarrier) s << "  and.b64 %rd6, %rd6, 0xffffffff;\n";
+      s << "  st.global.u64 [%rd5+" << term.resultIndex * 8 << "], %rd6;\n" << L << ":\n";
+    }
+    // Done counter; the last reporter classifies.
+    s << "  add.u64 %rd1, %inst, %N;\n  shl.b64 %rd1, %rd1, 2;\n  add.u64 %rd1, %rd1, %ctr;\n";
+    s << "  atom.acq_rel.gpu.global.add.u32 %r1, [%rd1], 1;\n  setp.ne.u32 %p1, %r1, " << k_.reporters - 1
+      << ";\n  @%p1 bra $EXIT;\n";
+    s << "  " << cfgLoad("%rd7", cfg::kOtherBucket) << "\n";
+    s << "  ld.relaxed.gpu.global.u64 %rd2, [%rd5+" << (W - 1) * 8
+      << "];\n  setp.ne.u64 %p1, %rd2, 0;\n  @%p1 bra $TIMEDOUT;\n";
+    for (size_t j = 0; j < k_.terms.size(); ++j) {
+      const auto& term = k_.terms[j];
+      if (term.source == TermSource::GlobalLoc) {
+        emitGlobalAddr(term.globalLoc, "%rd3");
+        if (globalCell_ >= 8)
+          s << "  ld.relaxed.gpu.global.u64 %val" << j << ", [%rd3];\n";
+        else
+          s << "  ld.relaxed.gpu.global.u32 %r2, [%rd3];\n  cvt.u64.u32 %val" << j << ", %r2;\n";
+      } else {
+        s << "  ld.relaxed.gpu.global.u64 %val" << j << ", [%rd5+" << term.resultIndex * 8 << "];\n";
+      }
+    }
+    s << "  mov.u64 %rd8, 0;\n";
+    for (size_t j = 0; j < k_.terms.size(); ++j) {
+      std::string L = fresh("cls");
+      s << "  " << cfgLoad("%rd9", cfg::kTermCount + static_cast<int>(j)) << "\n  mov.u64 %rd10, 0;\n";
+      s << "  add.u64 %rd11, %cfg, " << (cfg::kTermValues + cfg::kMaxCandidates * j) * 8 << ";\n";
+      s << L << ":\n  setp.ge.u64 %p1, %rd10, %rd9;\n  @%p1 bra $OTHER;\n";
+      s << "  ld.global.u64 %rd12, [%rd11];\n  setp.eq.u64 %p1, %rd12, %val" << j << ";\n  @%p1 bra " << L
+        << "_found;\n";
+      s << "  add.u64 %rd10, %rd10, 1;\n  add.u64 %rd11, %rd11, 8;\n  bra " << L << ";\n";
+      s << L << "_found:\n  mad.lo.u64 %rd8, %rd8, %rd9, %rd10;\n";
+    }
+    s << "  shl.b64 %rd8, %rd8, 3;\n  add.u64 %rd8, %rd8, %hist;\n  red.relaxed.gpu.global.add.u64 [%rd8], 1;\n  bra "
+         "$EXIT;\n";
+    s << "$TIMEDOUT:\n  add.u64 %rd8, %rd7, 1;\n  shl.b64 %rd8, %rd8, 3;\n  add.u64 %rd8, %rd8, %hist;\n"
+         "  red.relaxed.gpu.global.add.u64 [%rd8], 1;\n  bra $EXIT;\n";
+    s << "$OTHER:\n  shl.b64 %rd8, %rd7, 3;\n  add.u64 %rd8, %rd8, %hist;\n  red.relaxed.gpu.global.add.u64 [%rd8], "
+         "1;\n";
+    const size_t rec = k_.terms.size();
+    s << "  atom.relaxed.gpu.global.add.u64 %rd9, [%smp], 1;\n  setp.ge.u64 %p1, %rd9, " << cfg::kSampleCap
+      << ";\n  @%p1 bra $EXIT;\n";
+    s << "  mad.lo.u64 %rd9, %rd9, " << std::max<size_t>(1, rec) * 8 << ", %smp;\n";
+    for (size_t j = 0; j < rec; ++j) s << "  st.global.u64 [%rd9+" << 8 + j * 8 << "], %val" << j << ";\n";
+    s << "$EXIT:\n  ret;\n}\n";
+  }
+
+  /// %dst = address of global location l's cell for %inst.
+  void emitGlobalAddr(int l, const std::string& dst) {
+    o() << "  ld.global.u64 %y1, [%cfg+" << (cfg::kLocPerm + 3 * l) * 8 << "];\n";
+    o() << "  ld.global.u64 %y2, [%cfg+" << (cfg::kLocPerm + 3 * l + 1) * 8 << "];\n";
+    o() << "  ld.global.u64 %y3, [%cfg+" << (cfg::kLocPerm + 3 * l + 2) * 8 << "];\n";
+    o() << "  ld.global.u64 %y4, [%cfg+" << cfg::kStride * 8 << "];\n";
+    o() << "  mad.lo.u64 %y5, %inst, %y1, %y2;\n  rem.u64 %y5, %y5, %N;\n  mad.lo.u64 %y5, %y5, %y4, %y3;\n";
+    o() << "  add.u64 " << dst << ", %y5, %mem;\n";
+  }
+
+  // ---------------------------------------------------------------- litmus threads
+  struct AddrInfo {
+    std::string text;  // "[%ga0+4]"
+    Space space = Space::Global;
+  };
+
+  AddrInfo address(int t, const Instr& in, const Operand& op) {
+    litmus::LocRef ref = op.loc;
+    int64_t off = op.kind == Operand::Kind::Addr ? op.imm : 0;
+    if (!op.baseReg.empty()) {
+      auto it = addrRegs_[t].find(op.baseReg);
+      if (it == addrRegs_[t].end())
+        fail(op.src, "address register '" + op.baseReg + "' does not hold a declared location's address (only `P" +
+                         std::to_string(t) + ":" + op.baseReg + " = loc` initialisations are supported on hardware)");
+      ref = it->second;
+    }
+    auto it = locs_.find(ref.name);
+    if (it == locs_.end()) fail(op.src, "unknown location '" + ref.name + "'");
+    std::string offs = off ? (off > 0 ? "+" : "") + std::to_string(off) : "";
+    const auto& tgt = it->second;
+    if (!tgt.shared) return {"[%ga" + std::to_string(tgt.index) + offs + "]", Space::Global};
+    const int myCta = test_.threads[t].where.cta;
+    int cta = ref.cta >= 0 ? ref.cta : shared_[tgt.index].ownerCta >= 0 ? shared_[tgt.index].ownerCta : myCta;
+    if (cta == myCta)
+      return {"[%sa" + std::to_string(tgt.index) + offs + "]",
+              in.space == Space::SharedCluster ? Space::SharedCluster : Space::SharedCta};
+    if (!ctaCluster_.count(cta) || ctaCluster_.at(cta) != ctaCluster_.at(myCta))
+      fail(op.src, "'" + ref.name + "@cta" + std::to_string(cta) + "' is not in the accessing thread's cluster");
+    return {"[%sr" + std::to_string(tgt.index) + "_" + std::to_string(cta) + offs + "]", Space::SharedCluster};
+  }
+
+  int64_t specialValue(int t, const Operand& op) {
+    const auto& th = test_.threads[t];
+    const auto& p = places_[t];
+    const std::string& n = op.name;
+    if (n == "%tid.x") return p.ctaThreads > 1 ? p.ctaIndexInCta : 0;
+    if (n == "%tid.y" || n == "%tid.z" || n == "%ctaid.y" || n == "%ctaid.z") return 0;
+    if (n == "%ctaid.x") return th.where.cta;
+    if (n == "%cluster_ctaid.x" || n == "%cluster_ctarank") return ctaRank_.at(th.where.cta);
+    if (n == "%clusterid.x") return th.where.cluster;
+    if (n == "%cluster_nctarank" || n == "%cluster_nctaid.x") {
+      int c = 0;
+      for (const auto& [cta, cl] : ctaCluster_) c += cl == roleKey(th.where) ? 1 : 0;
+      return c;
+    }
+    fail(op.src, "special register '" + n + "' is not supported by the stress kernel");
+  }
+
+  /// A source value of `bits` width (32 or 64); emits a conversion if needed.
+  std::string src(int t, const Operand& op, int bits, int& tmp) {
+    switch (op.kind) {
+      case Operand::Kind::Imm: return std::to_string(op.imm);
+      case Operand::Kind::Special: return std::to_string(specialValue(t, op));
+      case Operand::Kind::Reg: {
+        if (bits == 64) return reg(t, op.name);
+        std::string x = "%x" + std::to_string(tmp++ % 8);
+        o() << "  cvt.u32.u64 " << x << ", " << reg(t, op.name) << ";\n";
+        return x;
+      }
+      default: fail(op.src, "unexpected operand kind for a value");
+    }
+  }
+
+  std::string guardText(int t, const Instr& in) {
+    if (!in.guard) return "";
+    return std::string("@") + (in.guard->negated ? "!" : "") + preg(t, in.guard->pred) + " ";
+  }
+
+  void mirrorPred(int t, const std::string& g, const std::string& name) {
+    o() << "  " << g << "selp.u64 " << reg(t, name) << ", 1, 0, " << preg(t, name) << ";\n";
+  }
+
+  void emitThread(int t) {
+    const auto& th = test_.threads[t];
+    o() << "$T" << t << ":  // litmus thread " << th.name << "\n  mov.s32 %lt, " << t << ";\n";
+    // Location addresses.
+    std::set<int> globalsUsed, sharedUsed;
+    std::set<std::pair<int, int>> remote;
+    auto noteLoc = [&](const litmus::LocRef& ref) {
+      auto it = locs_.find(ref.name);
+      if (it == locs_.end()) return;
+      if (!it->second.shared) {
+        globalsUsed.insert(it->second.index);
+        return;
+      }
+      sharedUsed.insert(it->second.index);
+      int cta = ref.cta >= 0 ? ref.cta : shared_[it->second.index].ownerCta;
+      if (cta >= 0 && cta != th.where.cta) remote.insert({it->second.index, cta});
+    };
+    for (const auto& st : th.code)
+      if (st.instr)
+        for (const auto& op : st.instr->operands)
+          if (op.kind == Operand::Kind::Addr || op.kind == Operand::Kind::Loc) {
+            if (!op.baseReg.empty()) {
+              auto it = addrRegs_[t].find(op.baseReg);
+              if (it != addrRegs_[t].end()) noteLoc(it->second);
+            } else {
+              noteLoc(op.loc);
+            }
+          }
+    for (const auto& [r, ref] : addrRegs_[t]) noteLoc(ref);
+    for (int l : globalsUsed) emitGlobalAddr(l, "%ga" + std::to_string(l));
+    for (int l : sharedUsed)
+      o() << "  mad.lo.u32 %sa" << l << ", %rawSlot, " << sharedCell_ << ", %sbase;\n  add.u32 %sa" << l << ", %sa" << l
+          << ", " << l * slots_ * sharedCell_ << ";\n";
+    for (const auto& [l, cta] : remote) {
+      if (!sharedUsed.count(l))
+        o() << "  mad.lo.u32 %sa" << l << ", %rawSlot, " << sharedCell_ << ", %sbase;\n  add.u32 %sa" << l << ", %sa"
+            << l << ", " << l * slots_ * sharedCell_ << ";\n";
+      o() << "  mapa.shared::cluster.u32 %sr" << l << "_" << cta << ", %sa" << l << ", " << ctaRank_.at(cta) << ";\n";
+    }
+    // Registers: 0, or their initial value / address.
+    std::set<std::string> declared;
+    for (const auto& st : th.code)
+      if (st.instr)
+        for (const auto& op : st.instr->operands)
+          if (op.kind == Operand::Kind::Reg) declared.insert(op.name);
+    for (const auto& term : k_.terms)
+      if (term.source == TermSource::Register && term.term.thread == t) declared.insert(term.term.reg);
+    for (const auto& r : declared) o() << "  mov.u64 " << reg(t, r) << ", 0;\n";
+    for (const auto& ri : test_.regInits) {
+      if (ri.thread != t) continue;
+      if (ri.addressOf) {
+        const auto& tgt = locs_.at(ri.addressOf->name);
+        if (tgt.shared)
+          o() << "  cvt.u64.u32 " << reg(t, ri.reg) << ", %sa" << tgt.index << ";\n";
+        else
+          o() << "  mov.u64 " << reg(t, ri.reg) << ", %ga" << tgt.index << ";\n";
+      } else {
+        o() << "  mov.u64 " << reg(t, ri.reg) << ", " << ri.value << ";\n";
+      }
+    }
+    emitStress(cfg::kPreIters, cfg::kPrePattern);
+    // Start barrier (bounded).
+    std::string L = fresh("start");
+    o() << "  " << cfgLoad("%rd1", cfg::kStartBarrier) << "\n  setp.eq.u64 %p1, %rd1, 0;\n  @%p1 bra " << L
+        << "_end;\n";
+    o() << "  shl.b64 %rd1, %inst, 2;\n  add.u64 %rd1, %rd1, %ctr;\n  red.relaxed.gpu.global.add.u32 [%rd1], 1;\n  "
+           "mov.u64 %rd2, 0;\n";
+    o() << L << ":\n  ld.relaxed.gpu.global.u32 %r1, [%rd1];\n  setp.ge.u32 %p1, %r1, " << k_.reporters
+        << ";\n  @%p1 bra " << L << "_end;\n";
+    o() << "  add.u64 %rd2, %rd2, 1;\n  setp.lt.u64 %p1, %rd2, %bound;\n  @%p1 bra " << L << ";\n" << L << "_end:\n";
+    o() << "  mov.u32 %spin, 0;\n  cvt.u32.u64 %r7, %bound;\n";
+    // The code.
+    std::map<std::string, size_t> labelPos;
+    for (size_t i = 0; i < th.code.size(); ++i)
+      if (!th.code[i].label.empty()) labelPos[th.code[i].label] = i;
+    for (size_t i = 0; i < th.code.size(); ++i) {
+      const auto& st = th.code[i];
+      if (!st.label.empty()) {
+        o() << "$L" << t << "_" << sanitize(st.label) << ":\n";
+        continue;
+      }
+      if (st.instr) emitInstr(t, *st.instr, i, labelPos);
+    }
+    o() << "$T" << t << "_end:\n  mad.lo.u64 %rd5, %inst, " << k_.resultWords * 8 << ", %res;\n";
+    for (const auto& term : k_.terms)
+      if (term.source == TermSource::Register && term.term.thread == t)
+        o() << "  st.global.u64 [%rd5+" << term.resultIndex * 8 << "], " << reg(t, term.term.reg) << ";\n";
+    o() << "  bra $EPI;\n";
+    o() << "$T" << t << "_timeout:  // a spin exceeded its bound: the instance is recorded as timed out\n";
+    o() << "  mad.lo.u64 %rd5, %inst, " << k_.resultWords * 8 << ", %res;\n  st.global.u64 [%rd5+"
+        << (k_.resultWords - 1) * 8 << "], 1;\n  bra $T" << t << "_end;\n";
+  }
+
+  std::string labelRef(int t, const Operand& op) { return "$L" + std::to_string(t) + "_" + sanitize(op.name); }
+
+  void emitBranch(int t, const Instr& in, size_t pos, const std::map<std::string, size_t>& labels,
+                  const Operand& target, const std::string& guard) {
+    auto it = labels.find(target.name);
+    if (it == labels.end()) fail(target.src, "unknown label '" + target.name + "'");
+    if (it->second <= pos) {
+      o() << "  add.u32 %spin, %spin, 1;\n  setp.gt.u32 %pspin, %spin, %r7;\n  @%pspin bra $T" << t << "_timeout;\n";
+    }
+    o() << "  " << guard << "bra " << labelRef(t, target) << ";\n";
+  }
+
+  void emitInstr(int t, const Instr& in, size_t pos, const std::map<std::string, size_t>& labels) {
+    const auto& info = ptx::opInfo(in.op);
+    const std::string g = guardText(t, in);
+    const auto& ops = in.operands;
+    int tmp = 0;
+    auto need = [&](size_t n) {
+      if (ops.size() < n)
+        fail(in.src, std::string(info.mnemonic) + ": expected at least " + std::to_string(n) + " operands");
+    };
+    auto isAddr = [](const Operand& op) { return op.kind == Operand::Kind::Addr || op.kind == Operand::Kind::Loc; };
+    const int width = ptx::byteWidth(in.type == DataType::None ? DataType::B32 : in.type);
+    const int bits = width >= 8 ? 64 : 32;
+    switch (in.op) {
+      case OpId::Ld: {
+        need(2);
+        auto a = address(t, in, ops[1]);
+        std::string sp = spell(in, a.space);
+        const auto& d = ops[0];
+        if (width == 16) {
+          o() << "  " << g << sp << " " << hreg(t, d.name) << ", " << a.text << ";\n";
+          o() << "  " << g << "mov.b128 {" << reg(t, d.name) << ", %y7}, " << hreg(t, d.name) << ";\n";
+        } else if (bits == 64) {
+          o() << "  " << g << sp << " " << reg(t, d.name) << ", " << a.text << ";\n";
+        } else {
+          o() << "  " << g << sp << " %x7, " << a.text << ";\n  " << g << "cvt.u64.u32 " << reg(t, d.name)
+              << ", %x7;\n";
+        }
+        return;
+      }
+      case OpId::St: {
+        need(2);
+        auto a = address(t, in, ops[0]);
+        if (width == 16) fail(in.src, "st.b128 is not supported by the stress kernel");
+        std::string v = src(t, ops[1], bits, tmp);
+        o() << "  " << g << spell(in, a.space) << " " << a.text << ", " << v << ";\n";
+        return;
+      }
+      case OpId::Atom: {
+        need(3);
+        auto a = address(t, in, ops[1]);
+        std::string v1 = src(t, ops[2], bits, tmp);
+        std::string v2 = ops.size() > 3 ? ", " + src(t, ops[3], bits, tmp) : "";
+        if (bits == 64) {
+          o() << "  " << g << spell(in, a.space) << " " << reg(t, ops[0].name) << ", " << a.text << ", " << v1 << v2
+              << ";\n";
+        } else {
+          o() << "  " << g << spell(in, a.space) << " %x7, " << a.text << ", " << v1 << v2 << ";\n";
+          o() << "  " << g << "cvt.u64.u32 " << reg(t, ops[0].name) << ", %x7;\n";
+        }
+        return;
+      }
+      case OpId::Red: {
+        need(2);
+        auto a = address(t, in, ops[0]);
+        o() << "  " << g << spell(in, a.space) << " " << a.text << ", " << src(t, ops[1], bits, tmp) << ";\n";
+        return;
+      }
+      case OpId::Tld:
+      case OpId::Suld:
+      case OpId::Sust:
+      case OpId::Cold:
+        fail(in.src, std::string(info.mnemonic) + " (" + std::string(ptx::toString(info.proxy)) +
+                         " proxy) needs a texture/surface/constant binding, which the stress kernel does not create");
+      case OpId::FenceProxyKind: {
+        bool ok = in.hasFlag("alias");
+        if (!ok)
+          fail(in.src, "fence.proxy." + (in.flags.empty() ? std::string("?") : in.flags[0]) +
+                           " is a model-only proxy fence with no PTX encoding");
+        o() << "  " << g << "fence.proxy.alias;\n";
+        return;
+      }
+      case OpId::BarSync:
+      case OpId::BarArrive: {
+        need(1);
+        const int id = ops[0].kind == Operand::Kind::Imm ? static_cast<int>(ops[0].imm) : 0;
+        const int maxIds = std::max(1, 15 / opt_.groupsPerBlock);
+        if (id >= maxIds) fail(ops[0].src, "barrier id " + std::to_string(id) + " too large for the stress kernel");
+        int count = places_[t].ctaThreads;
+        if (ops.size() > 1 && ops[1].kind == Operand::Kind::Imm) count = static_cast<int>(ops[1].imm);
+        o() << "  mad.lo.u32 %bar, %group, " << maxIds << ", " << 1 + id << ";\n";
+        o() << "  " << g << (in.op == OpId::BarSync ? "barrier.sync" : "barrier.arrive") << " %bar, "
+            << count * laneStride_ * 1 << ";\n";
+        return;
+      }
+      case OpId::MbarrierInit:
+      case OpId::MbarrierInval:
+      case OpId::MbarrierExpectTx:
+      case OpId::MbarrierCompleteTx: {
+        need(1);
+        auto a = address(t, in, ops[0]);
+        o() << "  " << g << spell(in, a.space) << " " << a.text;
+        if (ops.size() > 1) o() << ", " << src(t, ops[1], 32, tmp);
+        o() << ";\n";
+        return;
+      }
+      case OpId::MbarrierArrive:
+      case OpId::MbarrierArriveDrop: {
+        size_t ai = isAddr(ops.at(0)) ? 0 : 1;
+        need(ai + 1);
+        auto a = address(t, in, ops[ai]);
+        std::string dst = "_";
+        if (ai == 1 && ops[0].kind == Operand::Kind::Reg && a.space != Space::SharedCluster) dst = reg(t, ops[0].name);
+        std::string rest;
+        for (size_t k = ai + 1; k < ops.size(); ++k) rest += ", " + src(t, ops[k], 32, tmp);
+        o() << "  " << g << spell(in, a.space) << " " << dst << ", " << a.text << rest << ";\n";
+        return;
+      }
+      case OpId::MbarrierTestWait:
+      case OpId::MbarrierTryWait: {
+        need(3);
+        auto a = address(t, in, ops[1]);
+        const bool parity = in.hasFlag("parity");
+        std::string third = src(t, ops[2], parity ? 32 : 64, tmp);
+        std::string rest;
+        for (size_t k = 3; k < ops.size(); ++k) rest += ", " + src(t, ops[k], 32, tmp);
+        o() << "  " << g << spell(in, a.space) << " " << preg(t, ops[0].name) << ", " << a.text << ", " << third << rest
+            << ";\n";
+        mirrorPred(t, g, ops[0].name);
+        return;
+      }
+      case OpId::CpAsync: {
+        need(3);
+        auto d = address(t, in, ops[0]);
+        auto s = address(t, in, ops[1]);
+        if (d.space == Space::Global || s.space != Space::Global) fail(in.src, "cp.async copies global → shared::cta");
+        std::string rest;
+        for (size_t k = 2; k < ops.size(); ++k) rest += ", " + src(t, ops[k], 32, tmp);
+        o() << "  " << g << spell(in) << " " << d.text << ", " << s.text << rest << ";\n";
+        return;
+      }
+      case OpId::CpAsyncMbarArrive: {
+        need(1);
+        auto a = address(t, in, ops[0]);
+        o() << "  " << g << spell(in) << " " << a.text << ";\n";
+        return;
+      }
+      case OpId::CpAsyncBulk: {
+        need(3);
+        auto d = address(t, in, ops[0]);
+        auto s = address(t, in, ops[1]);
+        Instr copy = in;
+        if (d.space == Space::Global) {
+          copy.space = Space::Global;
+          copy.srcSpace = Space::SharedCta;
+        } else {
+          copy.space = in.space == Space::SharedCta ? Space::SharedCta : Space::SharedCluster;
+          copy.srcSpace = s.space == Space::Global ? Space::Global : Space::SharedCta;
+        }
+        std::string rest = ", " + src(t, ops[2], 32, tmp);
+        for (size_t k = 3; k < ops.size(); ++k) {
+          if (isAddr(ops[k]))
+            rest += ", " + address(t, in, ops[k]).text;
+          else {
+            std::string v = src(t, ops[k], 32, tmp);
+            if (in.hasFlag("multicast::cluster") && ops[k].kind == Operand::Kind::Imm) {
+              o() << "  mov.u16 %rs0, " << ops[k].imm << ";\n";
+              v = "%rs0";
+            }
+            rest += ", " + v;
+          }
+        }
+        o() << "  " << g << spell(copy, copy.space) << " " << d.text << ", " << s.text << rest << ";\n";
+        return;
+      }
+      case OpId::CpAsyncCommit:
+      case OpId::CpAsyncWaitAll:
+      case OpId::CpAsyncBulkCommit: o() << "  " << g << spell(in) << ";\n"; return;
+      case OpId::CpAsyncWaitGroup:
+      case OpId::CpAsyncBulkWait:
+        o() << "  " << g << spell(in) << " " << (ops.empty() ? "0" : src(t, ops[0], 32, tmp)) << ";\n";
+        return;
+      case OpId::ClcTryCancel: {
+        need(2);
+        auto a = address(t, in, ops[0]);
+        auto m = address(t, in, ops[1]);
+        o() << "  " << g << spell(in) << " " << a.text << ", " << m.text << ";\n";
+        return;
+      }
+      case OpId::ClcQueryCancel: {
+        need(2);
+        const auto& h = ops.back();
+        if (h.kind != Operand::Kind::Reg) fail(h.src, "query_cancel needs a .b128 register");
+        const auto& d = ops[0];
+        if (in.hasFlag("is_canceled")) {
+          o() << "  " << g << spell(in) << " " << preg(t, d.name) << ", " << hreg(t, h.name) << ";\n";
+          mirrorPred(t, g, d.name);
+        } else if (d.kind == Operand::Kind::Vector) {
+          std::string v = "{";
+          for (size_t k = 0; k < 4; ++k) {
+            if (k) v += ", ";
+            v += (k < d.elems.size() && d.elems[k].kind == Operand::Kind::Reg) ? "%x" + std::to_string(k) : "_";
+          }
+          v += "}";
+          o() << "  " << g << spell(in) << " " << v << ", " << hreg(t, h.name) << ";\n";
+          for (size_t k = 0; k < d.elems.size() && k < 4; ++k)
+            if (d.elems[k].kind == Operand::Kind::Reg)
+              o() << "  " << g << "cvt.u64.u32 " << reg(t, d.elems[k].name) << ", %x" << k << ";\n";
+        } else {
+          o() << "  " << g << spell(in) << " %x7, " << hreg(t, h.name) << ";\n  " << g << "cvt.u64.u32 "
+              << reg(t, d.name) << ", %x7;\n";
+        }
+        return;
+      }
+      case OpId::Mov: {
+        need(2);
+        if (ops[1].kind == Operand::Kind::Addr || ops[1].kind == Operand::Kind::Loc) {
+          auto a = address(t, in, ops[1]);
+          std::string base = a.text.substr(1, a.text.find_first_of("+-]", 1) - 1);
+          if (a.space == Space::Global)
+            o() << "  " << g << "mov.u64 " << reg(t, ops[0].name) << ", " << base << ";\n";
+          else
+            o() << "  " << g << "cvt.u64.u32 " << reg(t, ops[0].name) << ", " << base << ";\n";
+          return;
+        }
+        o() << "  " << g << "mov.b64 " << reg(t, ops[0].name) << ", " << src(t, ops[1], 64, tmp) << ";\n";
+        return;
+      }
+      case OpId::Add:
+      case OpId::Sub:
+      case OpId::Mul:
+      case OpId::Div:
+      case OpId::And:
+      case OpId::Or:
+      case OpId::Xor: {
+        need(3);
+        o() << "  " << g << spell(in) << " " << reg(t, ops[0].name) << ", " << src(t, ops[1], 64, tmp) << ", "
+            << src(t, ops[2], 64, tmp) << ";\n";
+        return;
+      }
+      case OpId::Setp: {
+        need(3);
+        o() << "  " << g << spell(in) << " " << preg(t, ops[0].name) << ", " << src(t, ops[1], 64, tmp) << ", "
+            << src(t, ops[2], 64, tmp) << ";\n";
+        mirrorPred(t, g, ops[0].name);
+        return;
+      }
+      case OpId::Selp: {
+        need(4);
+        o() << "  " << g << "selp.b64 " << reg(t, ops[0].name) << ", " << src(t, ops[1], 64, tmp) << ", "
+            << src(t, ops[2], 64, tmp) << ", " << preg(t, ops[3].name) << ";\n";
+        return;
+      }
+      case OpId::Bra:
+      case OpId::Goto:
+        need(1);
+        emitBranch(t, in, pos, labels, ops.back(), g);
+        return;
+      case OpId::Beq:
+      case OpId::Bne: {
+        need(3);
+        o() << "  setp." << (in.op == OpId::Beq ? "eq" : "ne") << ".s64 %pt, " << src(t, ops[0], 64, tmp) << ", "
+            << src(t, ops[1], 64, tmp) << ";\n";
+        emitBranch(t, in, pos, labels, ops[2], "@%pt ");
+        return;
+      }
+      case OpId::Ret:
+      case OpId::Exit: o() << "  " << g << "bra $T" << t << "_end;\n"; return;
+      default:
+        // Fences, proxy fences, cluster barriers: no operands, or an address for the tensormap fence.
+        if (!ops.empty() && isAddr(ops[0])) {
+          auto a = address(t, in, ops[0]);
+          o() << "  " << g << spell(in) << " " << a.text;
+          for (size_t k = 1; k < ops.size(); ++k) o() << ", " << src(t, ops[k], 32, tmp);
+          o() << ";\n";
+          return;
+        }
+        o() << "  " << g << spell(in) << ";\n";
+        return;
+    }
+  }
+};
+
+}  // namespace
+
+std::string termLabel(const litmus::Term& term) {
+  if (term.kind == litmus::Term::Kind::Reg) return std::to_string(term.thread) + ":" + term.reg;
+  if (term.kind == litmus::Term::Kind::Loc)
+    return term.loc.cta >= 0 ? term.loc.name + "@cta" + std::to_string(term.loc.cta) : term.loc.name;
+  return std::to_string(term.value);
+}
+
+std::vector<litmus::Term> observedTerms(const litmus::Test& test) {
+  std::vector<litmus::Term> terms;
+  auto add = [&](const litmus::Term& t) {
+    if (t.kind == litmus::Term::Kind::Const) return;
+    for (const auto& x : terms)
+      if (termLabel(x) == termLabel(t) && x.kind == t.kind) return;
+    terms.push_back(t);
+  };
+  std::vector<const litmus::Prop*> stack{&test.condition.prop};
+  while (!stack.empty()) {
+    const litmus::Prop* p = stack.back();
+    stack.pop_back();
+    if (p->kind == litmus::Prop::Kind::Eq || p->kind == litmus::Prop::Kind::Ne) {
+      add(p->lhs);
+      add(p->rhs);
+    }
+    for (auto it = p->kids.rbegin(); it != p->kids.rend(); ++it) stack.push_back(&*it);
+  }
+  for (const auto& t : test.observed) add(t);
+  std::stable_sort(terms.begin(), terms.end(), [](const litmus::Term& a, const litmus::Term& b) {
+    const bool ra = a.kind == litmus::Term::Kind::Reg, rb = b.kind == litmus::Term::Kind::Reg;
+    if (ra != rb) return ra;
+    if (ra) return a.thread != b.thread ? a.thread < b.thread : a.reg < b.reg;
+    return termLabel(a) < termLabel(b);
+  });
+  return terms;
+}
+
+std::string requiredArch(const litmus::Test& test) {
+  for (const auto& th : test.threads)
+    for (const auto& st : th.code)
+      if (st.instr && ptx::opInfo(st.instr->op).minTarget.sm >= 100) return "sm_100a";
+  return "sm_90a";
+}
+
+Kernel generate(const litmus::Test& test, const GenOptions& options) { return Generator(test, options).run(); }
+
+}  // namespace ptxmm::ptxgen

@@ -1,0 +1,114 @@
+// The stress-kernel generator's interface: options, the generated module and its metadata, and the
+// layout of the configuration buffer shared with the runner (docs/hardware/README.md describes the
+// kernel structure).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "litmus/Ast.hpp"
+
+namespace ptxmm::ptxgen {
+
+/// Compile-time shape of the stress kernel (what is baked into the PTX text).
+struct GenOptions {
+  std::string arch = "sm_90a";  ///< "sm_90a" or "sm_100a"
+  int groupsPerBlock = 4;       ///< testing warp groups per CTA (each group hosts 32/laneShare instances)
+  int stressWarpsPerBlock = 2;  ///< extra warps per CTA that only do memory stress
+  int sharedCellBytes = 16;     ///< size of one shared-memory location cell (16: fits .b128 and bulk copies)
+  int globalCellBytes = 0;      ///< size of one global location cell (0: derived from the widest access, >= 4)
+};
+
+/// Where the value of an observed term comes from on the device.
+enum class TermSource : uint8_t { Register, GlobalLoc, SharedLoc };
+
+/// One term of the final state (a register or a location), in canonical state-key order.
+struct ObservedTerm {
+  std::string label;  ///< "0:r1" or "x" or "s@cta1", as printed in state keys
+  litmus::Term term;  ///< the litmus term
+  TermSource source = TermSource::Register;
+  int resultIndex = -1;  ///< Register / SharedLoc: word in the instance's result record
+  int globalLoc = -1;    ///< GlobalLoc: index into Kernel::globals
+  int widthBits = 32;    ///< values are zero-extended from this width
+};
+
+/// A global location of the test: one region of the memory buffer holding one cell per instance.
+struct GlobalLoc {
+  std::string name;
+  int64_t init = 0;
+  int cellBytes = 4;
+};
+
+/// A generated PTX module and what the runner needs to launch it.
+struct Kernel {
+  std::string ptx;                       ///< the complete module text
+  std::string arch;                      ///< target, e.g. "sm_90a"
+  int ptxVersion = 80;                   ///< .version as major*10+minor
+  std::string entry = "ptxmm_test";      ///< the stress kernel
+  std::string initEntry = "ptxmm_init";  ///< writes the initial values of global locations
+  int blockDim = 0;                      ///< threads per CTA
+  int clusterDim = 1;                    ///< CTAs per cluster (launch attribute when `clustered`)
+  bool clustered = false;                ///< launched with an explicit cluster dimension
+  int roles = 1;                         ///< litmus clusters = GPU clusters per instance column
+  int slotsPerCta = 0;                   ///< instances hosted by one GPU cluster
+  int reporters = 0;                     ///< litmus threads per instance (done-counter target)
+  int resultWords = 1;                   ///< u64 words per instance in the result buffer (last = timeout flag)
+  int sharedBytes = 0;                   ///< static shared memory per CTA
+  std::vector<GlobalLoc> globals;        ///< global locations, region order
+  std::vector<ObservedTerm> terms;       ///< state-key terms, canonical order
+  std::vector<std::string> notes;        ///< approximations made (e.g. aliases not mapped)
+};
+
+/// Layout of the u64 configuration buffer written by the host before each launch.
+namespace cfg {
+inline constexpr int kColumns = 0;        ///< Q: GPU-cluster columns per role
+inline constexpr int kInstances = 1;      ///< N = Q * slotsPerCta
+inline constexpr int kMemIters = 2;       ///< memory-stress iterations of stress warps
+inline constexpr int kMemPattern = 3;     ///< bit0: first access is a store, bit1: second access is a store
+inline constexpr int kPreIters = 4;       ///< pre-stress iterations of testing threads
+inline constexpr int kPrePattern = 5;     ///< as kMemPattern
+inline constexpr int kTargetLines = 6;    ///< number of stressed scratch lines (1..16)
+inline constexpr int kLineWords = 7;      ///< stress line size in 32-bit words
+inline constexpr int kAssign = 8;         ///< 0: round-robin lines per warp, 1: chunking per CTA
+inline constexpr int kSpinBound = 9;      ///< bound of every spin (start barrier, backward branches)
+inline constexpr int kStartBarrier = 10;  ///< 1: align the instance's threads with a spin barrier
+inline constexpr int kStride = 11;        ///< bytes between the cells of consecutive instances
+inline constexpr int kOtherBucket = 15;   ///< histogram index of "other"; "timed out" is the next one
+inline constexpr int kRolePerm = 16;      ///< role k: [16+2k] column multiplier, [17+2k] column offset
+inline constexpr int kSlotOff = 32;       ///< role k: slot rotation
+inline constexpr int kLocPerm = 40;  ///< global loc l: [40+3l] multiplier, [41+3l] offset, [42+3l] region byte offset
+inline constexpr int kLines = 96;    ///< 16 stress line offsets (32-bit words into scratch)
+inline constexpr int kTermCount = 112;   ///< term j: number of candidate values
+inline constexpr int kTermValues = 128;  ///< term j: candidates at [128 + 16 j + c]
+inline constexpr int kMaxRoles = 8;
+inline constexpr int kMaxGlobals = 16;
+inline constexpr int kMaxTerms = 16;
+inline constexpr int kMaxCandidates = 16;
+inline constexpr int kWords = 128 + 16 * 16;
+inline constexpr int kSampleCap = 64;  ///< raw "other" states kept (samples[0] = count, then records)
+}  // namespace cfg
+
+/// Generate the stress kernel module for `test`. Throws DiagnosticError for tests that cannot be run
+/// on hardware (with the location of the offending instruction or declaration).
+[[nodiscard]] Kernel generate(const litmus::Test& test, const GenOptions& options = {});
+
+/// "sm_100a" if the test uses sm_100-only operations (clusterlaunchcontrol.*), else "sm_90a".
+[[nodiscard]] std::string requiredArch(const litmus::Test& test);
+
+/// The PTX spelling of one instruction with every qualifier written out (semantics, scope, state
+/// space, type), without operands, e.g. "ld.relaxed.gpu.global.b32". `spaceOverride` replaces a
+/// generic state space (the generator derives it from the location operand).
+[[nodiscard]] std::string spell(const litmus::Instr& instr, ptx::Space spaceOverride = ptx::Space::Generic);
+
+/// Minimum PTX ISA version (major*10+minor) needed by one instruction, qualifiers included.
+[[nodiscard]] int minPtxVersion(const litmus::Instr& instr);
+
+/// Canonical state-key label of a term ("0:r1", "x", "s@cta1").
+[[nodiscard]] std::string termLabel(const litmus::Term& term);
+
+/// The observed terms of a test in canonical order: registers (threads in order, names sorted),
+/// then locations (sorted); those named in the condition or in `locations [...]`.
+[[nodiscard]] std::vector<litmus::Term> observedTerms(const litmus::Test& test);
+
+}  // namespace ptxmm::ptxgen

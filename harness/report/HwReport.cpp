@@ -1,0 +1,275 @@
+#include "report/HwReport.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+#include "litmus/Parser.hpp"
+#include "litmus/Printer.hpp"
+#include "ptxgen/Assemble.hpp"
+
+namespace ptxmm::report {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+std::map<std::string, int64_t> parseKey(const std::string& key) {
+  std::map<std::string, int64_t> vals;
+  std::stringstream ss(key);
+  std::string item;
+  while (std::getline(ss, item, ';')) {
+    auto eq = item.find('=');
+    if (eq == std::string::npos) continue;
+    std::string label = item.substr(0, eq);
+    label.erase(0, label.find_first_not_of(' '));
+    try {
+      vals[label] = std::stoll(item.substr(eq + 1), nullptr, 0);
+    } catch (...) {
+    }
+  }
+  return vals;
+}
+
+int64_t termValue(const litmus::Term& t, const std::map<std::string, int64_t>& vals) {
+  if (t.kind == litmus::Term::Kind::Const) return t.value;
+  auto it = vals.find(ptxgen::termLabel(t));
+  return it == vals.end() ? 0 : it->second;
+}
+
+bool evalProp(const litmus::Prop& p, const std::map<std::string, int64_t>& vals) {
+  using K = litmus::Prop::Kind;
+  switch (p.kind) {
+    case K::True: return true;
+    case K::False: return false;
+    case K::Eq: return termValue(p.lhs, vals) == termValue(p.rhs, vals);
+    case K::Ne: return termValue(p.lhs, vals) != termValue(p.rhs, vals);
+    case K::Not: return !evalProp(p.kids.at(0), vals);
+    case K::And: return evalProp(p.kids.at(0), vals) && evalProp(p.kids.at(1), vals);
+    case K::Or: return evalProp(p.kids.at(0), vals) || evalProp(p.kids.at(1), vals);
+    case K::Implies: return !evalProp(p.kids.at(0), vals) || evalProp(p.kids.at(1), vals);
+  }
+  return false;
+}
+
+std::string statusName(runner::RunResult::Status s) {
+  switch (s) {
+    case runner::RunResult::Status::Ok: return "ok";
+    case runner::RunResult::Status::Skipped: return "skipped";
+    case runner::RunResult::Status::TimedOut: return "timed-out";
+    case runner::RunResult::Status::Error: return "error";
+  }
+  return "error";
+}
+
+}  // namespace
+
+Comparison compare(const runner::Histogram& hist, const std::set<std::string>& allowed) {
+  Comparison c;
+  std::set<std::string> all = allowed;
+  for (const auto& [k, v] : hist.states) all.insert(k);
+  for (const auto& k : all) {
+    StateComparison row;
+    row.state = k;
+    row.allowed = allowed.count(k) > 0;
+    auto it = hist.states.find(k);
+    row.seen = it == hist.states.end() ? 0 : it->second;
+    if (!row.allowed && row.seen > 0) ++c.forbiddenSeen;
+    if (row.allowed && row.seen == 0) ++c.allowedNeverSeen;
+    c.rows.push_back(row);
+  }
+  return c;
+}
+
+bool satisfies(const litmus::Test& test, const std::string& key) {
+  return evalProp(test.condition.prop, parseKey(key));
+}
+
+ConditionCounts conditionCounts(const litmus::Test& test, const runner::Histogram& hist) {
+  ConditionCounts c;
+  for (const auto& [k, v] : hist.states) (satisfies(test, k) ? c.positive : c.negative) += v;
+  switch (test.condition.quant) {
+    case litmus::Condition::Quant::Exists: c.ok = c.positive > 0; break;
+    case litmus::Condition::Quant::NotExists: c.ok = c.positive == 0; break;
+    case litmus::Condition::Quant::Forall: c.ok = c.negative == 0; break;
+  }
+  c.observation = c.positive == 0 ? "Never" : c.negative == 0 ? "Always" : "Sometimes";
+  return c;
+}
+
+void printLog(std::ostream& os, const litmus::Test& test, const runner::RunResult& r) {
+  const auto& h = r.histogram;
+  const bool forall = test.condition.quant == litmus::Condition::Quant::Forall;
+  os << "Test " << test.name << (forall ? " Required" : " Allowed") << "\n";
+  os << "Histogram (" << h.states.size() << " states)\n";
+  for (const auto& [k, v] : h.states) {
+    std::string count = std::to_string(v);
+    if (count.size() < 6) count.resize(6, ' ');
+    os << count << (satisfies(test, k) ? "*>" : ":>") << k << "\n";
+  }
+  auto cc = conditionCounts(test, h);
+  os << (cc.ok ? "Ok" : "No") << "\n\nWitnesses\n";
+  os << "Positive: " << cc.positive << ", Negative: " << cc.negative << "\n";
+  os << "Condition " << litmus::printCondition(test.condition) << " is " << (cc.ok ? "validated" : "NOT validated")
+     << "\n";
+  os << "Hash=" << litmus::testHash(test) << "\n";
+  if (h.timedOut > 0)
+    os << "Timed out: " << h.timedOut << " instance(s) exceeded a spin bound (deadlock or starvation)\n";
+  if (h.other > 0) {
+    os << "Other: " << h.other << " instance(s) with values outside the counted states; samples:\n";
+    for (const auto& s : h.otherSamples) os << "  " << s << "\n";
+  }
+  os << "Observation " << test.name << " " << cc.observation << " " << cc.positive << " " << cc.negative << "\n";
+  os << "Time " << test.name << " " << std::fixed << std::setprecision(2) << r.seconds << "\n";
+  os.unsetf(std::ios::floatfield);
+}
+
+void printComparison(std::ostream& os, const std::string& testName, const std::string& model, const Comparison& c) {
+  os << "Model " << model << " vs hardware for " << testName << ":\n";
+  for (const auto& row : c.rows) {
+    if (row.allowed && row.seen > 0)
+      os << "  allowed & seen         " << row.seen << "  " << row.state << "\n";
+    else if (row.allowed)
+      os << "  allowed & never seen   0  " << row.state << "\n";
+    else
+      os << "  !!! FORBIDDEN & SEEN !!! " << row.seen << "  " << row.state << "\n";
+  }
+  if (c.forbiddenSeen > 0)
+    os << "!!! " << testName << ": " << c.forbiddenSeen << " state(s) FORBIDDEN by model " << model
+       << " were SEEN on hardware !!!\n";
+}
+
+std::vector<std::string> collectLitmusFiles(const std::vector<std::string>& inputs) {
+  std::vector<std::string> files;
+  for (const auto& in : inputs) {
+    std::error_code ec;
+    if (fs::is_directory(in, ec)) {
+      std::vector<std::string> found;
+      for (const auto& e : fs::recursive_directory_iterator(in, ec))
+        if (e.is_regular_file() && e.path().extension() == ".litmus") found.push_back(e.path().string());
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else {
+      files.push_back(in);
+    }
+  }
+  return files;
+}
+
+int runCampaign(const CampaignOptions& opt, std::ostream& out, std::ostream& err) {
+  const auto files = collectLitmusFiles(opt.inputs);
+  if (files.empty()) {
+    err << "ptxmm run: no litmus files given\n";
+    return 2;
+  }
+  runner::DeviceInfo dev;  // from the first test's process (the parent never initialises CUDA)
+  json results = json::array();
+  bool badInput = false, forbidden = false, anyRan = false;
+  if (!opt.oracle) out << "(no model comparison: the checker is not available in this build)\n";
+  for (const auto& file : files) {
+    litmus::ParseResult pr = litmus::tryParseFile(file);
+    if (!pr.ok()) {
+      for (const auto& d : pr.diagnostics) err << d.str() << "\n";
+      badInput = true;
+      continue;
+    }
+    const litmus::Test& test = *pr.test;
+    json jr{{"test", test.name}, {"file", file}, {"hash", litmus::testHash(test)}};
+    runner::RunResult r;
+    ptxgen::Kernel kernel;
+    std::vector<std::vector<int64_t>> candidates;
+    std::optional<ModelStates> model;
+    std::string modelError;
+    try {
+      ptxgen::GenOptions g;
+      g.arch = opt.archOverride.empty() ? ptxgen::requiredArch(test) : opt.archOverride;
+      g.groupsPerBlock = opt.params.groupsPerBlock;
+      g.stressWarpsPerBlock = opt.params.stressWarpsPerBlock;
+      kernel = ptxgen::generate(test, g);
+      if (opt.oracle) model = opt.oracle(test, modelError);
+      std::vector<std::string> extra;
+      if (model) extra.assign(model->allowed.begin(), model->allowed.end());
+      candidates = runner::candidateValues(test, kernel, extra);
+      runner::DeviceInfo d;
+      r = runner::runKernelIsolated(kernel, opt.params, candidates, d);
+      if (!dev.available && d.available) dev = d;
+    } catch (const DiagnosticError& e) {
+      err << e.diagnostic().str() << "\n";
+      r.status = runner::RunResult::Status::Skipped;
+      r.reason = e.diagnostic().str();
+    }
+    out << "% Results for " << file << " %\n";
+    jr["status"] = statusName(r.status);
+    jr["reason"] = r.reason;
+    if (r.status == runner::RunResult::Status::Ok) {
+      anyRan = true;
+      printLog(out, test, r);
+      auto cc = conditionCounts(test, r.histogram);
+      const double ips = r.seconds > 0 ? static_cast<double>(r.instances) / r.seconds : 0;
+      out << "Rate " << test.name << " " << std::scientific << std::setprecision(3) << ips << " instances/s, "
+          << (r.seconds > 0 ? static_cast<double>(cc.positive) / r.seconds : 0.0) << " condition outcomes/s ("
+          << r.launches << " launches of " << r.instances / std::max<uint64_t>(1, r.launches) << " instances)\n";
+      out.unsetf(std::ios::floatfield);
+      json hist = json::object();
+      for (const auto& [k, v] : r.histogram.states) hist[k] = v;
+      jr["histogram"] = hist;
+      jr["other"] = r.histogram.other;
+      jr["otherSamples"] = r.histogram.otherSamples;
+      jr["timedOut"] = r.histogram.timedOut;
+      jr["instances"] = r.instances;
+      jr["launches"] = r.launches;
+      jr["columns"] = r.columns;
+      jr["seconds"] = r.seconds;
+      jr["instancesPerSecond"] = ips;
+      jr["condition"] = litmus::printCondition(test.condition);
+      jr["positive"] = cc.positive;
+      jr["negative"] = cc.negative;
+      jr["observation"] = cc.observation;
+      jr["positivePerSecond"] = r.seconds > 0 ? static_cast<double>(cc.positive) / r.seconds : 0.0;
+      jr["kernel"] = json{{"arch", kernel.arch},           {"ptxVersion", kernel.ptxVersion},
+                          {"blockDim", kernel.blockDim},   {"clusterDim", kernel.clusterDim},
+                          {"clustered", kernel.clustered}, {"slotsPerCta", kernel.slotsPerCta},
+                          {"roles", kernel.roles},         {"notes", kernel.notes}};
+      if (model) {
+        Comparison c = compare(r.histogram, model->allowed);
+        printComparison(out, test.name, model->model, c);
+        json rows = json::array();
+        for (const auto& row : c.rows)
+          rows.push_back(json{{"state", row.state}, {"allowed", row.allowed}, {"seen", row.seen}});
+        jr["model"] = json{{"name", model->model},
+                           {"comparison", rows},
+                           {"forbiddenSeen", c.forbiddenSeen},
+                           {"allowedNeverSeen", c.allowedNeverSeen}};
+        if (c.forbiddenSeen > 0) forbidden = true;
+      } else if (opt.oracle) {
+        out << "(no model verdict for " << test.name << ": " << modelError << ")\n";
+      }
+    } else {
+      out << "Test " << test.name << " " << statusName(r.status) << ": " << r.reason << "\n";
+      if (r.status == runner::RunResult::Status::TimedOut) anyRan = true;
+    }
+    out << "\n";
+    out.flush();
+    results.push_back(jr);
+  }
+  if (!dev.available) dev = runner::queryDevice();
+  if (!opt.jsonOut.empty()) {
+    json doc{
+        {"tool", "ptxmm run"}, {"device", dev.toJson()}, {"params", runner::toJson(opt.params)}, {"results", results}};
+    std::ofstream f(opt.jsonOut);
+    if (!f) {
+      err << opt.jsonOut << ": error: cannot write JSON results\n";
+      return 2;
+    }
+    f << doc.dump(2) << "\n";
+  }
+  if (forbidden) return 1;
+  if (badInput) return 2;
+  if (!anyRan) return 4;
+  return 0;
+}
+
+}  // namespace ptxmm::report

@@ -1,0 +1,738 @@
+#include "runner/Runner.hpp"
+
+#include <dlfcn.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "ptxgen/Assemble.hpp"
+#include "support/Diagnostic.hpp"
+
+#ifdef PTXMM_HAVE_CUDA
+#include <cuda.h>
+#endif
+
+namespace ptxmm::runner {
+
+namespace {
+
+using nlohmann::json;
+
+template <class T>
+void field(const json& j, const char* key, T& out, std::set<std::string>& seen) {
+  if (j.contains(key)) {
+    out = j.at(key).get<T>();
+    seen.insert(key);
+  }
+}
+
+/// Isolated child: the pipe on which a '.' is written after every finished batch (heartbeat).
+int gProgressFd = -1;
+
+uint64_t gcd64(uint64_t a, uint64_t b) { return std::gcd(a, b); }
+
+/// A random multiplier coprime with n (1 when n <= 1).
+uint64_t coprime(uint64_t n, std::mt19937_64& rng) {
+  if (n <= 2) return 1;
+  for (int tries = 0; tries < 64; ++tries) {
+    uint64_t m = 1 + rng() % (n - 1);
+    if (gcd64(m, n) == 1) return m;
+  }
+  return 1;
+}
+
+void collectImms(const litmus::Prop& p, std::set<int64_t>& out) {
+  for (const auto* t : {&p.lhs, &p.rhs})
+    if (t->kind == litmus::Term::Kind::Const) out.insert(t->value);
+  for (const auto& k : p.kids) collectImms(k, out);
+}
+
+}  // namespace
+
+StressParams paramsFromJson(const json& j) {
+  StressParams p;
+  if (!j.is_object()) throw std::runtime_error("stress parameters: expected a JSON object");
+  std::set<std::string> seen;
+  field(j, "iterations", p.iterations, seen);
+  field(j, "columns", p.columns, seen);
+  field(j, "groupsPerBlock", p.groupsPerBlock, seen);
+  field(j, "stressWarpsPerBlock", p.stressWarpsPerBlock, seen);
+  field(j, "memStressPct", p.memStressPct, seen);
+  field(j, "memStressIterations", p.memStressIterations, seen);
+  field(j, "memStressPattern", p.memStressPattern, seen);
+  field(j, "preStressPct", p.preStressPct, seen);
+  field(j, "preStressIterations", p.preStressIterations, seen);
+  field(j, "preStressPattern", p.preStressPattern, seen);
+  field(j, "stressLineSize", p.stressLineSize, seen);
+  field(j, "stressTargetLines", p.stressTargetLines, seen);
+  field(j, "scratchMemorySize", p.scratchMemorySize, seen);
+  field(j, "stressAssignmentStrategy", p.stressAssignmentStrategy, seen);
+  field(j, "memStride", p.memStride, seen);
+  field(j, "shufflePct", p.shufflePct, seen);
+  field(j, "barrierPct", p.barrierPct, seen);
+  field(j, "spinBound", p.spinBound, seen);
+  field(j, "launchTimeoutMs", p.launchTimeoutMs, seen);
+  field(j, "launchesPerBatch", p.launchesPerBatch, seen);
+  field(j, "seed", p.seed, seen);
+  for (const auto& [k, v] : j.items())
+    if (!seen.count(k)) throw std::runtime_error("stress parameters: unknown key '" + k + "'");
+  if (p.stressTargetLines < 1 || p.stressTargetLines > 16)
+    throw std::runtime_error("stressTargetLines must be in 1..16");
+  if (p.stressLineSize < 1 || p.scratchMemorySize < p.stressLineSize)
+    throw std::runtime_error("stressLineSize must be in 1..scratchMemorySize");
+  if (p.memStride < 4) throw std::runtime_error("memStride must be >= 4 bytes");
+  if (p.launchesPerBatch < 1) p.launchesPerBatch = 1;
+  return p;
+}
+
+json toJson(const StressParams& p) {
+  return json{{"iterations", p.iterations},
+              {"columns", p.columns},
+              {"groupsPerBlock", p.groupsPerBlock},
+              {"stressWarpsPerBlock", p.stressWarpsPerBlock},
+              {"memStressPct", p.memStressPct},
+              {"memStressIterations", p.memStressIterations},
+              {"memStressPattern", p.memStressPattern},
+              {"preStressPct", p.preStressPct},
+              {"preStressIterations", p.preStressIterations},
+              {"preStressPattern", p.preStressPattern},
+              {"stressLineSize", p.stressLineSize},
+              {"stressTargetLines", p.stressTargetLines},
+              {"scratchMemorySize", p.scratchMemorySize},
+              {"stressAssignmentStrategy", p.stressAssignmentStrategy},
+              {"memStride", p.memStride},
+              {"shufflePct", p.shufflePct},
+              {"barrierPct", p.barrierPct},
+              {"spinBound", p.spinBound},
+              {"launchTimeoutMs", p.launchTimeoutMs},
+              {"launchesPerBatch", p.launchesPerBatch},
+              {"seed", p.seed}};
+}
+
+std::vector<std::vector<int64_t>> candidateValues(const litmus::Test& test, const ptxgen::Kernel& kernel,
+                                                  const std::vector<std::string>& extraStates) {
+  std::set<int64_t> common{0, 1};
+  for (const auto& d : test.locations) common.insert(d.init);
+  for (const auto& r : test.regInits)
+    if (!r.addressOf) common.insert(r.value);
+  collectImms(test.condition.prop, common);
+  for (const auto& th : test.threads)
+    for (const auto& st : th.code)
+      if (st.instr) {
+        auto fam = ptx::opInfo(st.instr->op).family;
+        if (fam != ptx::OpFamily::Write && fam != ptx::OpFamily::Rmw && fam != ptx::OpFamily::Local) continue;
+        for (const auto& op : st.instr->operands)
+          if (op.kind == litmus::Operand::Kind::Imm) common.insert(op.imm);
+      }
+  // Values named in extra states ("0:r1=2; x=3;"), per term label.
+  std::map<std::string, std::set<int64_t>> perLabel;
+  for (const auto& key : extraStates) {
+    std::stringstream ss(key);
+    std::string item;
+    while (std::getline(ss, item, ';')) {
+      auto eq = item.find('=');
+      if (eq == std::string::npos) continue;
+      std::string label = item.substr(0, eq);
+      label.erase(0, label.find_first_not_of(' '));
+      try {
+        perLabel[label].insert(std::stoll(item.substr(eq + 1), nullptr, 0));
+      } catch (...) {
+      }
+    }
+  }
+  std::vector<std::vector<int64_t>> out;
+  for (const auto& term : kernel.terms) {
+    std::set<int64_t> vals = common;
+    for (int64_t v : perLabel[term.label]) vals.insert(v);
+    std::vector<int64_t> v;
+    for (int64_t x : vals) {
+      if (term.widthBits == 32) x = static_cast<int64_t>(static_cast<uint32_t>(x));
+      if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+    }
+    if (v.size() > static_cast<size_t>(ptxgen::cfg::kMaxCandidates)) v.resize(ptxgen::cfg::kMaxCandidates);
+    out.push_back(v);
+  }
+  return out;
+}
+
+uint64_t bucketCount(const std::vector<std::vector<int64_t>>& candidates) {
+  uint64_t n = 1;
+  for (const auto& c : candidates) n *= std::max<uint64_t>(1, c.size());
+  return n + 2;
+}
+
+std::vector<uint64_t> buildConfig(const ptxgen::Kernel& kernel, const StressParams& p, uint64_t columns,
+                                  const std::vector<std::vector<int64_t>>& candidates, std::mt19937_64& rng) {
+  namespace cfg = ptxgen::cfg;
+  std::vector<uint64_t> c(cfg::kWords, 0);
+  const uint64_t n = columns * static_cast<uint64_t>(kernel.slotsPerCta);
+  auto pct = [&](int percent) { return static_cast<int>(rng() % 100) < percent; };
+  c[cfg::kColumns] = columns;
+  c[cfg::kInstances] = n;
+  c[cfg::kMemIters] = pct(p.memStressPct) ? p.memStressIterations : 0;
+  c[cfg::kMemPattern] = static_cast<uint64_t>(p.memStressPattern & 3);
+  c[cfg::kPreIters] = pct(p.preStressPct) ? p.preStressIterations : 0;
+  c[cfg::kPrePattern] = static_cast<uint64_t>(p.preStressPattern & 3);
+  c[cfg::kTargetLines] = static_cast<uint64_t>(p.stressTargetLines);
+  c[cfg::kLineWords] = static_cast<uint64_t>(p.stressLineSize);
+  c[cfg::kAssign] = static_cast<uint64_t>(p.stressAssignmentStrategy);
+  c[cfg::kSpinBound] = p.spinBound;
+  c[cfg::kStartBarrier] = pct(p.barrierPct) ? 1 : 0;
+  uint64_t cell = kernel.globals.empty() ? 4 : static_cast<uint64_t>(kernel.globals[0].cellBytes);
+  uint64_t stride = std::max<uint64_t>(cell, (static_cast<uint64_t>(p.memStride) + cell - 1) / cell * cell);
+  c[cfg::kStride] = stride;
+  c[cfg::kOtherBucket] = bucketCount(candidates) - 2;
+  const bool shuffle = pct(p.shufflePct);
+  for (int k = 0; k < kernel.roles && k < cfg::kMaxRoles; ++k) {
+    c[cfg::kRolePerm + 2 * k] = shuffle ? coprime(columns, rng) : 1;
+    c[cfg::kRolePerm + 2 * k + 1] = shuffle ? rng() % columns : static_cast<uint64_t>(k) % columns;
+    c[cfg::kSlotOff + k] = shuffle ? rng() % kernel.slotsPerCta : 0;
+  }
+  const uint64_t region = (n * stride + 4095) / 4096 * 4096;
+  for (size_t l = 0; l < kernel.globals.size(); ++l) {
+    c[cfg::kLocPerm + 3 * l] = shuffle ? coprime(n, rng) : 1;
+    c[cfg::kLocPerm + 3 * l + 1] = shuffle ? rng() % n : 0;
+    c[cfg::kLocPerm + 3 * l + 2] = l * region;
+  }
+  const uint64_t lines = std::max<uint64_t>(1, static_cast<uint64_t>(p.scratchMemorySize / p.stressLineSize));
+  for (int i = 0; i < 16; ++i) c[cfg::kLines + i] = (rng() % lines) * static_cast<uint64_t>(p.stressLineSize);
+  for (size_t j = 0; j < candidates.size() && j < static_cast<size_t>(cfg::kMaxTerms); ++j) {
+    c[cfg::kTermCount + j] = candidates[j].size();
+    for (size_t v = 0; v < candidates[j].size() && v < static_cast<size_t>(cfg::kMaxCandidates); ++v)
+      c[cfg::kTermValues + cfg::kMaxCandidates * j + v] = static_cast<uint64_t>(candidates[j][v]);
+  }
+  return c;
+}
+
+uint64_t Histogram::total() const {
+  uint64_t t = other + timedOut;
+  for (const auto& [k, v] : states) t += v;
+  return t;
+}
+
+std::string stateKey(const ptxgen::Kernel& kernel, const std::vector<int64_t>& values) {
+  std::string key;
+  for (size_t j = 0; j < kernel.terms.size() && j < values.size(); ++j) {
+    if (!key.empty()) key += " ";
+    key += kernel.terms[j].label + "=" + std::to_string(values[j]) + ";";
+  }
+  return key;
+}
+
+Histogram decodeHistogram(const ptxgen::Kernel& kernel, const std::vector<std::vector<int64_t>>& candidates,
+                          const std::vector<uint64_t>& buckets, const std::vector<uint64_t>& samples) {
+  Histogram h;
+  const uint64_t states = bucketCount(candidates) - 2;
+  for (uint64_t idx = 0; idx < states && idx < buckets.size(); ++idx) {
+    if (buckets[idx] == 0) continue;
+    std::vector<int64_t> vals(candidates.size());
+    uint64_t rest = idx;
+    for (size_t j = candidates.size(); j-- > 0;) {
+      uint64_t r = std::max<uint64_t>(1, candidates[j].size());
+      vals[j] = candidates[j].empty() ? 0 : candidates[j][rest % r];
+      rest /= r;
+    }
+    h.states[stateKey(kernel, vals)] += buckets[idx];
+  }
+  if (buckets.size() > states) h.other = buckets[states];
+  if (buckets.size() > states + 1) h.timedOut = buckets[states + 1];
+  if (!samples.empty()) {
+    const size_t rec = std::max<size_t>(1, kernel.terms.size());
+    const uint64_t n = std::min<uint64_t>(samples[0], ptxgen::cfg::kSampleCap);
+    for (uint64_t s = 0; s < n; ++s) {
+      std::vector<int64_t> vals;
+      for (size_t j = 0; j < kernel.terms.size(); ++j) {
+        size_t at = 1 + s * rec + j;
+        vals.push_back(at < samples.size() ? static_cast<int64_t>(samples[at]) : 0);
+      }
+      std::string key = stateKey(kernel, vals);
+      if (std::find(h.otherSamples.begin(), h.otherSamples.end(), key) == h.otherSamples.end())
+        h.otherSamples.push_back(key);
+    }
+  }
+  return h;
+}
+
+json DeviceInfo::toJson() const {
+  return json{{"available", available},
+              {"error", error},
+              {"name", name},
+              {"sm", std::to_string(smMajor) + std::to_string(smMinor)},
+              {"smCount", smCount},
+              {"driverVersion", driverVersion},
+              {"cudaVersion", cudaVersion},
+              {"ptxas", ptxas},
+              {"smClockMHz", smClockMHz},
+              {"maxSmClockMHz", maxSmClockMHz},
+              {"memClockMHz", memClockMHz}};
+}
+
+namespace {
+
+/// NVML through dlopen (never linked): current SM / memory clocks and the max SM clock.
+void readNvmlClocks(DeviceInfo& info) {
+  void* lib = dlopen("libnvidia-ml.so.1", RTLD_LAZY);
+  if (lib == nullptr) return;
+  using InitFn = int (*)();
+  using HandleFn = int (*)(unsigned, void**);
+  using ClockFn = int (*)(void*, int, unsigned*);
+  auto init = reinterpret_cast<InitFn>(dlsym(lib, "nvmlInit_v2"));
+  auto handle = reinterpret_cast<HandleFn>(dlsym(lib, "nvmlDeviceGetHandleByIndex_v2"));
+  auto clock = reinterpret_cast<ClockFn>(dlsym(lib, "nvmlDeviceGetClockInfo"));
+  auto maxClock = reinterpret_cast<ClockFn>(dlsym(lib, "nvmlDeviceGetMaxClockInfo"));
+  auto shutdown = reinterpret_cast<InitFn>(dlsym(lib, "nvmlShutdown"));
+  void* dev = nullptr;
+  if (init && handle && clock && init() == 0 && handle(0, &dev) == 0) {
+    unsigned mhz = 0;
+    if (clock(dev, 1, &mhz) == 0) info.smClockMHz = static_cast<int>(mhz);   // NVML_CLOCK_SM
+    if (clock(dev, 2, &mhz) == 0) info.memClockMHz = static_cast<int>(mhz);  // NVML_CLOCK_MEM
+    if (maxClock && maxClock(dev, 1, &mhz) == 0) info.maxSmClockMHz = static_cast<int>(mhz);
+    if (shutdown) shutdown();
+  }
+  dlclose(lib);
+}
+
+}  // namespace
+
+#ifndef PTXMM_HAVE_CUDA
+
+DeviceInfo queryDevice() {
+  DeviceInfo d;
+  d.error = "ptxmm was built without the CUDA driver API (PTXMM_HAVE_CUDA off)";
+  d.ptxas = ptxgen::ptxasVersion();
+  return d;
+}
+
+RunResult runKernel(const ptxgen::Kernel&, const StressParams&, const std::vector<std::vector<int64_t>>&) {
+  RunResult r;
+  r.status = RunResult::Status::Skipped;
+  r.reason = "ptxmm was built without the CUDA driver API";
+  return r;
+}
+
+#else
+
+// The driver API is loaded with dlopen (never linked), so that ptxmm starts on machines with the
+// CUDA toolkit but no driver; the versioned entry points (cuMemAlloc -> cuMemAlloc_v2) come from
+// cuda.h's macros through the two-level stringification.
+#define PTXMM_CU_FUNCS(X)                                                                                              \
+  X(cuInit)                                                                                                            \
+  X(cuGetErrorName)                                                                                                    \
+  X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute)                    \
+      X(cuDriverGetVersion) X(cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent) X(cuModuleLoadDataEx)                       \
+          X(cuModuleGetFunction) X(cuOccupancyMaxActiveClusters) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)        \
+              X(cuMemAlloc) X(cuMemsetD8) X(cuStreamCreate) X(cuMemcpyHtoDAsync) X(cuMemsetD32Async) X(cuLaunchKernel) \
+                  X(cuLaunchKernelEx) X(cuStreamQuery) X(cuMemcpyDtoH) X(cuStreamDestroy) X(cuMemFree)                 \
+                      X(cuModuleUnload) X(cuDevicePrimaryCtxRelease) X(cuDevicePrimaryCtxReset)
+#define PTXMM_STR(x) #x
+#define PTXMM_XSTR(x) PTXMM_STR(x)
+
+namespace {
+
+struct CuApi {
+  bool ok = false;
+  std::string error;
+#define PTXMM_DECL(f) decltype(&f) p_##f = nullptr;
+  PTXMM_CU_FUNCS(PTXMM_DECL)
+#undef PTXMM_DECL
+};
+
+const CuApi& api() {
+  static const CuApi a = [] {
+    CuApi x;
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (lib == nullptr) {
+      x.error = std::string("cannot load the CUDA driver (libcuda.so.1): ") + dlerror();
+      return x;
+    }
+#define PTXMM_LOAD(f)                                                       \
+  x.p_##f = reinterpret_cast<decltype(x.p_##f)>(dlsym(lib, PTXMM_XSTR(f))); \
+  if (x.p_##f == nullptr) {                                                 \
+    x.error = "the CUDA driver lacks " PTXMM_XSTR(f);                       \
+    return x;                                                               \
+  }
+    PTXMM_CU_FUNCS(PTXMM_LOAD)
+#undef PTXMM_LOAD
+    x.ok = true;
+    return x;
+  }();
+  return a;
+}
+
+}  // namespace
+
+namespace {
+
+std::string cuErr(CUresult e) {
+  const char* name = nullptr;
+  const char* msg = nullptr;
+  api().p_cuGetErrorName(e, &name);
+  api().p_cuGetErrorString(e, &msg);
+  return std::string(name ? name : "CUDA_ERROR") + ": " + (msg ? msg : "?");
+}
+
+struct CudaError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+void check(CUresult e, const char* what) {
+  if (e != CUDA_SUCCESS) throw CudaError(std::string(what) + ": " + cuErr(e));
+}
+
+}  // namespace
+
+DeviceInfo queryDevice() {
+  DeviceInfo d;
+  d.cudaVersion = CUDA_VERSION;
+  d.ptxas = ptxgen::ptxasVersion();
+  if (!api().ok) {
+    d.error = api().error;
+    return d;
+  }
+  CUresult e = api().p_cuInit(0);
+  if (e != CUDA_SUCCESS) {
+    d.error = "cuInit failed: " + cuErr(e);
+    return d;
+  }
+  int count = 0;
+  if (api().p_cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0) {
+    d.error = "no CUDA device";
+    return d;
+  }
+  CUdevice dev = 0;
+  api().p_cuDeviceGet(&dev, 0);
+  char name[256] = {};
+  api().p_cuDeviceGetName(name, sizeof name, dev);
+  d.name = name;
+  api().p_cuDeviceGetAttribute(&d.smMajor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+  api().p_cuDeviceGetAttribute(&d.smMinor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+  api().p_cuDeviceGetAttribute(&d.smCount, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+  api().p_cuDriverGetVersion(&d.driverVersion);
+  readNvmlClocks(d);
+  d.available = true;
+  return d;
+}
+
+RunResult runKernel(const ptxgen::Kernel& kernel, const StressParams& params,
+                    const std::vector<std::vector<int64_t>>& candidates) {
+  RunResult r;
+  DeviceInfo info = queryDevice();
+  if (!info.available) {
+    r.status = RunResult::Status::Skipped;
+    r.reason = info.error;
+    return r;
+  }
+  const int needSm = kernel.arch == "sm_100a" ? 100 : 90;
+  const int haveSm = info.smMajor * 10 + info.smMinor;
+  if (haveSm != needSm) {  // "a" targets run only on exactly that architecture
+    r.status = RunResult::Status::Skipped;
+    r.reason = "test needs " + kernel.arch + " but the device is sm_" + std::to_string(haveSm);
+    return r;
+  }
+  CUdevice dev = 0;
+  CUcontext ctx = nullptr;
+  CUmodule mod = nullptr;
+  std::vector<CUdeviceptr> allocs;
+  bool resetNeeded = false;
+  try {
+    check(api().p_cuDeviceGet(&dev, 0), "cuDeviceGet");
+    check(api().p_cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+    check(api().p_cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+    char errLog[8192] = {};
+    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void* vals[] = {errLog, reinterpret_cast<void*>(static_cast<uintptr_t>(sizeof errLog))};
+    CUresult le = api().p_cuModuleLoadDataEx(&mod, kernel.ptx.c_str(), 2, opts, vals);
+    if (le != CUDA_SUCCESS) throw CudaError("cuModuleLoadDataEx: " + cuErr(le) + "\n" + errLog);
+    CUfunction fn = nullptr, initFn = nullptr;
+    check(api().p_cuModuleGetFunction(&fn, mod, kernel.entry.c_str()), "cuModuleGetFunction");
+    check(api().p_cuModuleGetFunction(&initFn, mod, kernel.initEntry.c_str()), "api().p_cuModuleGetFunction(init)");
+    // Columns: fill the GPU with resident clusters.
+    uint64_t columns = params.columns;
+    const unsigned clusterDim = kernel.clustered ? static_cast<unsigned>(kernel.clusterDim) : 1;
+    if (columns == 0) {
+      uint64_t residentClusters = 0;
+      if (kernel.clustered) {
+        CUlaunchConfig lc{};
+        lc.gridDimX = clusterDim * 64;
+        lc.gridDimY = lc.gridDimZ = 1;
+        lc.blockDimX = static_cast<unsigned>(kernel.blockDim);
+        lc.blockDimY = lc.blockDimZ = 1;
+        CUlaunchAttribute attr{};
+        attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        attr.value.clusterDim.x = clusterDim;
+        attr.value.clusterDim.y = attr.value.clusterDim.z = 1;
+        lc.attrs = &attr;
+        lc.numAttrs = 1;
+        int n = 0;
+        check(api().p_cuOccupancyMaxActiveClusters(&n, fn, &lc), "cuOccupancyMaxActiveClusters");
+        residentClusters = static_cast<uint64_t>(std::max(1, n));
+      } else {
+        int perSm = 0;
+        check(api().p_cuOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, fn, kernel.blockDim, 0),
+              "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+        residentClusters = static_cast<uint64_t>(std::max(1, perSm)) * static_cast<uint64_t>(info.smCount);
+      }
+      columns = std::max<uint64_t>(1, residentClusters / static_cast<uint64_t>(kernel.roles));
+    }
+    r.columns = columns;
+    const uint64_t n = columns * static_cast<uint64_t>(kernel.slotsPerCta);
+    const uint64_t gridClusters = columns * static_cast<uint64_t>(kernel.roles);
+    const unsigned gridX = static_cast<unsigned>(gridClusters * clusterDim);
+    // Buffers.
+    const uint64_t cell = kernel.globals.empty() ? 4 : static_cast<uint64_t>(kernel.globals[0].cellBytes);
+    const uint64_t stride =
+        std::max<uint64_t>(cell, (static_cast<uint64_t>(params.memStride) + cell - 1) / cell * cell);
+    const uint64_t region = (n * stride + 4095) / 4096 * 4096;
+    const uint64_t buckets = bucketCount(candidates);
+    const size_t rec = std::max<size_t>(1, kernel.terms.size());
+    auto alloc = [&](size_t bytes) {
+      CUdeviceptr p = 0;
+      check(api().p_cuMemAlloc(&p, std::max<size_t>(bytes, 16)), "cuMemAlloc");
+      allocs.push_back(p);
+      return p;
+    };
+    const int batch = params.launchesPerBatch;
+    CUdeviceptr mem = alloc(std::max<uint64_t>(1, kernel.globals.size()) * region);
+    std::vector<CUdeviceptr> cfgs;
+    for (int b = 0; b < batch; ++b) cfgs.push_back(alloc(ptxgen::cfg::kWords * 8));
+    CUdeviceptr res = alloc(n * static_cast<uint64_t>(kernel.resultWords) * 8);
+    CUdeviceptr ctr = alloc(2 * n * 4);
+    CUdeviceptr hist = alloc(buckets * 8);
+    CUdeviceptr smp = alloc((1 + ptxgen::cfg::kSampleCap * rec) * 8);
+    CUdeviceptr scr = alloc(static_cast<size_t>(params.scratchMemorySize) * 4);
+    check(api().p_cuMemsetD8(hist, 0, buckets * 8), "cuMemsetD8");
+    check(api().p_cuMemsetD8(smp, 0, (1 + ptxgen::cfg::kSampleCap * rec) * 8), "cuMemsetD8");
+    check(api().p_cuMemsetD8(scr, 0, static_cast<size_t>(params.scratchMemorySize) * 4), "cuMemsetD8");
+    CUstream stream = nullptr;
+    check(api().p_cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    std::mt19937_64 rng(params.seed);
+    std::vector<std::vector<uint64_t>> hostCfg(static_cast<size_t>(batch));
+    const uint64_t launchesWanted = std::max<uint64_t>(1, (params.iterations + n - 1) / n);
+    auto t0 = std::chrono::steady_clock::now();
+    while (r.launches < launchesWanted) {
+      const int thisBatch =
+          static_cast<int>(std::min<uint64_t>(static_cast<uint64_t>(batch), launchesWanted - r.launches));
+      for (int b = 0; b < thisBatch; ++b) {
+        hostCfg[b] = buildConfig(kernel, params, columns, candidates, rng);
+        check(api().p_cuMemcpyHtoDAsync(cfgs[b], hostCfg[b].data(), hostCfg[b].size() * 8, stream),
+              "cuMemcpyHtoDAsync");
+      }
+      for (int b = 0; b < thisBatch; ++b) {
+        check(api().p_cuMemsetD32Async(ctr, 0, 2 * n, stream), "cuMemsetD32Async");
+        check(api().p_cuMemsetD32Async(res, 0, n * static_cast<uint64_t>(kernel.resultWords) * 2, stream),
+              "cuMemsetD32Async");
+        CUdeviceptr initArgs0 = mem, initArgs1 = cfgs[b];
+        void* initArgs[] = {&initArgs0, &initArgs1};
+        unsigned initGrid = static_cast<unsigned>(std::min<uint64_t>(4096, (n + 255) / 256));
+        check(api().p_cuLaunchKernel(initFn, initGrid, 1, 1, 256, 1, 1, 0, stream, initArgs, nullptr),
+              "api().p_cuLaunchKernel(init)");
+        CUdeviceptr a0 = mem, a1 = cfgs[b], a2 = res, a3 = ctr, a4 = hist, a5 = smp, a6 = scr;
+        void* args[] = {&a0, &a1, &a2, &a3, &a4, &a5, &a6};
+        CUlaunchConfig lc{};
+        lc.gridDimX = gridX;
+        lc.gridDimY = lc.gridDimZ = 1;
+        lc.blockDimX = static_cast<unsigned>(kernel.blockDim);
+        lc.blockDimY = lc.blockDimZ = 1;
+        lc.hStream = stream;
+        CUlaunchAttribute attr{};
+        if (kernel.clustered) {
+          attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+          attr.value.clusterDim.x = clusterDim;
+          attr.value.clusterDim.y = attr.value.clusterDim.z = 1;
+          lc.attrs = &attr;
+          lc.numAttrs = 1;
+        }
+        check(api().p_cuLaunchKernelEx(&lc, fn, args, nullptr), "cuLaunchKernelEx");
+      }
+      // Watchdog: poll until the batch is done or the wall-clock bound passes.
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(params.launchTimeoutMs);
+      CUresult q;
+      while ((q = api().p_cuStreamQuery(stream)) == CUDA_ERROR_NOT_READY) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          resetNeeded = true;
+          throw CudaError("watchdog: a batch of " + std::to_string(thisBatch) + " launch(es) did not finish within " +
+                          std::to_string(params.launchTimeoutMs) + " ms");
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      }
+      check(q, "kernel execution");
+      if (gProgressFd >= 0 && write(gProgressFd, ".", 1) < 0) gProgressFd = -1;
+      r.launches += static_cast<uint64_t>(thisBatch);
+      r.instances += static_cast<uint64_t>(thisBatch) * n;
+    }
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::vector<uint64_t> hb(buckets), sb(1 + ptxgen::cfg::kSampleCap * rec);
+    check(api().p_cuMemcpyDtoH(hb.data(), hist, hb.size() * 8), "cuMemcpyDtoH");
+    check(api().p_cuMemcpyDtoH(sb.data(), smp, sb.size() * 8), "cuMemcpyDtoH");
+    r.histogram = decodeHistogram(kernel, candidates, hb, sb);
+    api().p_cuStreamDestroy(stream);
+    for (auto p : allocs) api().p_cuMemFree(p);
+    api().p_cuModuleUnload(mod);
+    api().p_cuDevicePrimaryCtxRelease(dev);
+    r.status = RunResult::Status::Ok;
+  } catch (const CudaError& e) {
+    r.status = resetNeeded ? RunResult::Status::TimedOut : RunResult::Status::Error;
+    r.reason = e.what();
+    // Tear the context down so that a faulted kernel cannot poison the next test. A hung one is
+    // left alone: resetting may block behind it (runKernelIsolated kills the process instead).
+    if (ctx != nullptr && !resetNeeded) {
+      api().p_cuDevicePrimaryCtxRelease(dev);
+      api().p_cuDevicePrimaryCtxReset(dev);
+    }
+  }
+  return r;
+}
+
+#endif
+
+json toJson(const RunResult& r) {
+  json states = json::object();
+  for (const auto& [k, v] : r.histogram.states) states[k] = v;
+  return json{{"status", static_cast<int>(r.status)},
+              {"reason", r.reason},
+              {"states", states},
+              {"other", r.histogram.other},
+              {"timedOut", r.histogram.timedOut},
+              {"samples", r.histogram.otherSamples},
+              {"instances", r.instances},
+              {"launches", r.launches},
+              {"seconds", r.seconds},
+              {"columns", r.columns}};
+}
+
+RunResult runResultFromJson(const json& j) {
+  RunResult r;
+  r.status = static_cast<RunResult::Status>(j.at("status").get<int>());
+  r.reason = j.at("reason").get<std::string>();
+  for (const auto& [k, v] : j.at("states").items()) r.histogram.states[k] = v.get<uint64_t>();
+  r.histogram.other = j.at("other").get<uint64_t>();
+  r.histogram.timedOut = j.at("timedOut").get<uint64_t>();
+  r.histogram.otherSamples = j.at("samples").get<std::vector<std::string>>();
+  r.instances = j.at("instances").get<uint64_t>();
+  r.launches = j.at("launches").get<uint64_t>();
+  r.seconds = j.at("seconds").get<double>();
+  r.columns = j.at("columns").get<uint64_t>();
+  return r;
+}
+
+DeviceInfo deviceInfoFromJson(const json& j) {
+  DeviceInfo d;
+  d.available = j.value("available", false);
+  d.error = j.value("error", "");
+  d.name = j.value("name", "");
+  std::string sm = j.value("sm", "00");
+  if (sm.size() >= 2) {
+    d.smMajor = std::stoi(sm.substr(0, sm.size() - 1));
+    d.smMinor = sm.back() - '0';
+  }
+  d.smCount = j.value("smCount", 0);
+  d.driverVersion = j.value("driverVersion", 0);
+  d.cudaVersion = j.value("cudaVersion", 0);
+  d.ptxas = j.value("ptxas", "");
+  d.smClockMHz = j.value("smClockMHz", 0);
+  d.maxSmClockMHz = j.value("maxSmClockMHz", 0);
+  d.memClockMHz = j.value("memClockMHz", 0);
+  return d;
+}
+
+RunResult runKernelIsolated(const ptxgen::Kernel& kernel, const StressParams& params,
+                            const std::vector<std::vector<int64_t>>& candidates, DeviceInfo& device) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    device = queryDevice();
+    return runKernel(kernel, params, candidates);
+  }
+  fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    device = queryDevice();
+    return runKernel(kernel, params, candidates);
+  }
+  if (pid == 0) {  // child: run, send {"device","result"} as one JSON text, exit without cleanup
+    close(fds[0]);
+    gProgressFd = fds[1];
+    std::string msg;
+    try {
+      DeviceInfo d = queryDevice();
+      RunResult r = runKernel(kernel, params, candidates);
+      msg = json{{"device", d.toJson()}, {"result", toJson(r)}}.dump();
+    } catch (const std::exception& e) {
+      RunResult r;
+      r.reason = e.what();
+      msg = json{{"device", DeviceInfo{}.toJson()}, {"result", toJson(r)}}.dump();
+    }
+    msg += "\n";
+    size_t off = 0;
+    while (off < msg.size()) {
+      ssize_t w = write(fds[1], msg.data() + off, msg.size() - off);
+      if (w <= 0) break;
+      off += static_cast<size_t>(w);
+    }
+    close(fds[1]);
+    _exit(0);
+  }
+  close(fds[1]);
+  // Every batch must finish within launchTimeoutMs (heartbeat '.' per batch); module load and the
+  // first batch get 30 s more.
+  const auto bound = std::chrono::milliseconds(static_cast<int64_t>(params.launchTimeoutMs) + 30000);
+  auto deadline = std::chrono::steady_clock::now() + bound;
+  std::string data;
+  bool complete = false;
+  while (!complete) {
+    auto now = std::chrono::steady_clock::now();
+    if (now > deadline) break;
+    struct pollfd pfd {
+      fds[0], POLLIN, 0
+    };
+    int wait = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count());
+    if (poll(&pfd, 1, std::min(wait, 1000)) <= 0) continue;
+    char buf[65536];
+    ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n <= 0) break;
+    data.append(buf, static_cast<size_t>(n));
+    deadline = std::chrono::steady_clock::now() + bound;
+    complete = !data.empty() && data.back() == '\n';
+  }
+  data.erase(0, data.find_first_not_of('.'));
+  close(fds[0]);
+  // The child has reported (or overrun): kill it so that a hung teardown cannot block us.
+  int status = 0;
+  if (waitpid(pid, &status, WNOHANG) == 0) {
+    if (!complete) {
+      kill(pid, SIGKILL);
+    } else {
+      auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+      while (waitpid(pid, &status, WNOHANG) == 0 && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      kill(pid, SIGKILL);
+    }
+    waitpid(pid, &status, 0);
+  }
+  RunResult r;
+  if (!complete) {
+    r.status = RunResult::Status::TimedOut;
+    r.reason = "watchdog: the test process did not report within its wall-clock bound and was killed";
+    return r;
+  }
+  try {
+    json j = json::parse(data);
+    device = deviceInfoFromJson(j.at("device"));
+    return runResultFromJson(j.at("result"));
+  } catch (const std::exception& e) {
+    r.status = RunResult::Status::Error;
+    r.reason = std::string("bad report from the test process: ") + e.what();
+    return r;
+  }
+}
+
+}  // namespace ptxmm::runner

@@ -1,0 +1,174 @@
+// ptxgen: generated kernels assemble with ptxas (no GPU needed): the classic shapes, TMA, cp.async,
+// multicast (sm_90a), try_cancel (sm_100a), and every test of the suite that parses.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <iostream>
+
+#include "litmus/Parser.hpp"
+#include "ptxgen/Assemble.hpp"
+#include "ptxgen/Kernel.hpp"
+
+using namespace ptxmm;
+
+namespace {
+
+bool havePtxas() {
+  static const bool have = ptxgen::findCudaTool("ptxas").has_value();
+  return have;
+}
+
+void assembles(const std::string& text, const std::string& arch = "") {
+  auto test = litmus::parseTest(text, "inline.litmus");
+  ptxgen::GenOptions o;
+  o.arch = arch.empty() ? ptxgen::requiredArch(test) : arch;
+  auto k = ptxgen::generate(test, o);
+  if (!havePtxas()) {
+    WARN("ptxas not found: skipping the assembly of " << test.name);
+    return;
+  }
+  auto r = ptxgen::assemble(k.ptx, o.arch);
+  INFO(test.name << " (" << o.arch << "):\n" << r.diagnostics);
+  CHECK(r.ok);
+}
+
+}  // namespace
+
+TEST_CASE("classic shapes assemble for sm_90a", "[ptxgen][ptxas]") {
+  assembles(R"(PTX MP
+{ x = 0; y = 0; }
+ P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;
+ st.weak x, 1   | ld.weak r0, y  ;
+ st.weak y, 1   | ld.weak r1, x  ;
+exists (1:r0 == 1 /\ 1:r1 == 0))");
+  assembles(R"(PTX SB
+{ x = 0; y = 0; }
+ P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;
+ st.relaxed.gpu x, 1 | st.relaxed.gpu y, 1 ;
+ fence.sc.gpu   | fence.sc.gpu   ;
+ ld.relaxed.gpu r0, y | ld.relaxed.gpu r1, x ;
+exists (0:r0 == 0 /\ 1:r1 == 0))");
+  assembles(R"(PTX LB
+{ x = 0; y = 0; }
+ P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;
+ ld.weak r0, x  | ld.weak r1, y  ;
+ st.weak y, 1   | st.weak x, 1   ;
+exists (0:r0 == 1 /\ 1:r1 == 1))");
+  assembles(R"(PTX CoRR
+{ x = 0; }
+ P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;
+ st.weak x, 1   | ld.weak r0, x  ;
+                | ld.weak r1, x  ;
+exists (1:r0 == 1 /\ 1:r1 == 0))");
+  assembles(R"(PTX 2+2W
+{ x = 0; y = 0; }
+ P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;
+ st.weak x, 1   | st.weak y, 1   ;
+ st.weak y, 2   | st.weak x, 2   ;
+exists (x == 1 /\ y == 1))");
+}
+
+TEST_CASE("async-proxy kernels assemble: TMA, cp.async, multicast (sm_90a), try_cancel (sm_100a)", "[ptxgen][ptxas]") {
+  assembles(R"(PTX TMA-MP
+{ x = 0; .shared s = 0; .mbarrier bar = 1; }
+P0@cta 0,cluster 0,gpu 0:
+    st.weak.global.u32 [x], 1;
+    fence.proxy.async.global;
+    mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 st, [bar], 16;
+    cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [s], [x], 16, [bar];
+LOOP:
+    mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [bar], 0;
+    @!p bra LOOP;
+    ld.weak.shared::cta.u32 r0, [s];
+exists (0:r0 == 0))");
+  assembles(R"(PTX CPASYNC
+{ x = 1; .shared s = 0; }
+P0@cta 0,cluster 0,gpu 0:
+    cp.async.ca.shared.global [s], [x], 4;
+    cp.async.wait_all;
+    ld.shared.u32 r0, [s];
+exists (0:r0 == 0))");
+  assembles(R"(PTX MULTICAST
+{ x = 1; .shared s = 0; .mbarrier bar = 1; }
+P0@cta 0,cluster 0,gpu 0:
+    mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 st, [bar], 16;
+    barrier.cluster.arrive.release;
+    barrier.cluster.wait.acquire;
+    cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [s], [x], 16, [bar], 3;
+L0:
+    mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [bar], 0;
+    @!p bra L0;
+    ld.shared.u32 r0, [s];
+P1@cta 1,cluster 0,gpu 0:
+    mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 st, [bar], 16;
+    barrier.cluster.arrive.release;
+    barrier.cluster.wait.acquire;
+L1:
+    mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [bar], 0;
+    @!p bra L1;
+    ld.shared.u32 r0, [s];
+exists (0:r0 == 0 \/ 1:r0 == 0))",
+            "sm_90a");
+  assembles(R"(PTX CLC-basic
+{ .shared resp = 0; .mbarrier bar = 1; }
+P0@cta 0,cluster 0,gpu 0:
+    mbarrier.arrive.expect_tx.relaxed.cta.shared::cta.b64 st, [bar], 16;
+    clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [resp], [bar];
+L:
+    mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [bar], 0;
+    @!p bra L;
+    ld.shared.b128 h, [resp];
+    clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 c, h;
+    @c clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 {r1, _, _, _}, h;
+exists (0:c == 1))",
+            "sm_100a");
+}
+
+TEST_CASE("ptxas diagnostics are returned for bad PTX", "[ptxgen][ptxas]") {
+  if (!havePtxas()) {
+    WARN("ptxas not found: skipped");
+    return;
+  }
+  auto r =
+      ptxgen::assemble(".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k() { bogus.op; }\n", "sm_90a");
+  CHECK_FALSE(r.ok);
+  CHECK(r.diagnostics.find("error") != std::string::npos);
+}
+
+TEST_CASE("every suite test that parses and can run on hardware assembles", "[ptxgen][ptxas][suite]") {
+  if (!havePtxas()) {
+    WARN("ptxas not found: skipped");
+    return;
+  }
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(PTXMM_SOURCE_DIR) / "litmus";
+  std::vector<std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(root))
+    if (e.path().extension() == ".litmus") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  int parsed = 0, assembled = 0, unsupported = 0;
+  std::vector<std::string> failures;
+  for (const auto& f : files) {
+    auto pr = litmus::tryParseFile(f);
+    if (!pr.ok()) continue;
+    ++parsed;
+    ptxgen::GenOptions o;
+    o.arch = ptxgen::requiredArch(*pr.test);
+    ptxgen::Kernel k;
+    try {
+      k = ptxgen::generate(*pr.test, o);
+    } catch (const DiagnosticError& e) {
+      ++unsupported;  // e.g. surface/texture aliases: reported with a location, not a failure
+      continue;
+    }
+    auto r = ptxgen::assemble(k.ptx, o.arch);
+    if (r.ok)
+      ++assembled;
+    else
+      failures.push_back(f + " (" + o.arch + "):\n" + r.diagnostics);
+  }
+  std::cout << "ptxgen suite: " << files.size() << " files, " << parsed << " parse, " << assembled << " assemble, "
+            << unsupported << " cannot run on hardware, " << failures.size() << " fail ptxas\n";
+  for (const auto& f : failures) std::cout << "  FAIL " << f << "\n";
+  CHECK(failures.empty());
+  CHECK(assembled > 0);
+}

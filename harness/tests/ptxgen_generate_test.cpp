@@ -1,0 +1,152 @@
+// ptxgen: PTX spelling of instructions (operations table driven) and the structure of generated
+// stress kernels (placement, layout, observed terms, errors for tests that cannot run).
+#include <catch2/catch.hpp>
+
+#include "litmus/Parser.hpp"
+#include "ptxgen/Kernel.hpp"
+
+using namespace ptxmm;
+
+namespace {
+
+const char* kMP = R"(PTX MP
+{ x = 0; y = 0; }
+ P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;
+ st.weak x, 1   | ld.acquire.gpu r0, y ;
+ st.release.gpu y, 1 | ld.weak r1, x ;
+exists (1:r0 == 1 /\ 1:r1 == 0)
+)";
+
+const char* kDsmem = R"(PTX DSMEM
+{ .shared s = 0; }
+P0@cta 0,cluster 0,gpu 0:
+    st.relaxed.cluster.shared::cluster.u32 [s@cta1], 1;
+P1@cta 1,cluster 0,gpu 0:
+    ld.relaxed.cluster.shared::cta.u32 r0, [s];
+exists (1:r0 == 0 /\ s@cta1 == 1)
+)";
+
+bool contains(const std::string& s, const std::string& sub) { return s.find(sub) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("spell writes every qualifier out, defaults included", "[ptxgen]") {
+  const std::vector<std::string> locs = {"x", "y", "bar"};
+  auto sp = [&](const char* text, ptx::Space space = ptx::Space::Generic) {
+    return ptxgen::spell(litmus::parseInstruction(text, locs), space);
+  };
+  CHECK(sp("ld.weak r0, x", ptx::Space::Global) == "ld.weak.global.b32");
+  CHECK(sp("ld.acquire.gpu r0, x", ptx::Space::Global) == "ld.acquire.gpu.global.b32");
+  CHECK(sp("st.release.gpu.global.u32 [x], 1;") == "st.release.gpu.global.u32");
+  CHECK(sp("atom.relaxed.gpu.add r1, x, 1", ptx::Space::Global) == "atom.relaxed.gpu.global.add.u32");
+  CHECK(sp("fence.sc.cta") == "fence.sc.cta");
+  CHECK(sp("fence.proxy.async.shared::cta;") == "fence.proxy.async.shared::cta");
+  CHECK(sp("mbarrier.arrive.shared::cta.b64 st, [bar];") == "mbarrier.arrive.release.cta.shared::cta.b64");
+  CHECK(sp("mbarrier.try_wait.parity.shared::cta.b64 p, [bar], 0;") ==
+        "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64");
+  CHECK(sp("mbarrier.expect_tx.shared::cta.b64 [bar], 16;") == "mbarrier.expect_tx.relaxed.cta.shared::cta.b64");
+}
+
+TEST_CASE("minimum PTX version follows the qualifiers", "[ptxgen]") {
+  const std::vector<std::string> locs = {"x", "bar"};
+  CHECK(ptxgen::minPtxVersion(litmus::parseInstruction("ld.weak r0, x", locs)) == 80);
+  CHECK(ptxgen::minPtxVersion(
+            litmus::parseInstruction("mbarrier.arrive.relaxed.cta.shared::cta.b64 st, [bar];", locs)) == 86);
+}
+
+TEST_CASE("MP kernel: two roles, global locations, observed registers", "[ptxgen]") {
+  auto test = litmus::parseTest(kMP, "MP.litmus");
+  auto k = ptxgen::generate(test);
+  CHECK(k.arch == "sm_90a");
+  CHECK(contains(k.ptx, ".version 8.0\n.target sm_90a\n.address_size 64"));
+  CHECK(contains(k.ptx, ".visible .entry ptxmm_test("));
+  CHECK(contains(k.ptx, ".visible .entry ptxmm_init("));
+  CHECK(contains(k.ptx, "ld.acquire.gpu.global.b32"));
+  CHECK(contains(k.ptx, "st.release.gpu.global.b32"));
+  CHECK_FALSE(contains(k.ptx, ".explicitcluster"));
+  CHECK(k.roles == 2);  // one CTA per cluster: two clusters
+  CHECK_FALSE(k.clustered);
+  REQUIRE(k.terms.size() == 2);
+  CHECK(k.terms[0].label == "1:r0");
+  CHECK(k.terms[1].label == "1:r1");
+  CHECK(k.globals.size() == 2);
+  CHECK(k.reporters == 2);
+  CHECK(k.resultWords == 3);
+  CHECK(k.blockDim == 32 * (4 + 2));
+  CHECK(k.slotsPerCta == 4 * 32);
+}
+
+TEST_CASE("cluster test: explicit cluster, mapa for a remote copy, owner publishes shared values", "[ptxgen]") {
+  auto test = litmus::parseTest(kDsmem, "DSMEM.litmus");
+  auto k = ptxgen::generate(test);
+  CHECK(k.clustered);
+  CHECK(k.clusterDim == 2);
+  CHECK(k.roles == 1);
+  CHECK(contains(k.ptx, ".reqnctapercluster 2, 1, 1"));
+  CHECK(contains(k.ptx, "mapa.shared::cluster.u32"));
+  CHECK(contains(k.ptx, "st.relaxed.cluster.shared::cluster.u32"));
+  CHECK(contains(k.ptx, "barrier.cluster.arrive.release"));
+  REQUIRE(k.terms.size() == 2);
+  CHECK(k.terms[1].label == "s@cta1");
+  CHECK(k.terms[1].source == ptxgen::TermSource::SharedLoc);
+}
+
+TEST_CASE("mbarrier tests initialise per instance and bound their waits", "[ptxgen]") {
+  auto test = litmus::parseTest(R"(PTX W
+{ .mbarrier bar = 2; }
+P0@cta 0,cluster 0,gpu 0:
+    mbarrier.arrive.release.cta.shared::cta.b64 st, [bar];
+LOOP:
+    mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [bar], 0;
+    @!p bra LOOP;
+exists (0:p == 1)
+)",
+                                "W.litmus");
+  auto k = ptxgen::generate(test);
+  CHECK(contains(k.ptx, "mbarrier.init.shared::cta.b64 [%r2], 2;"));
+  CHECK(contains(k.ptx, "fence.mbarrier_init.release.cluster;"));
+  CHECK(contains(k.ptx, "setp.gt.u32 %pspin, %spin, %r7;"));  // bounded backward branch
+  CHECK(contains(k.ptx, "_timeout"));
+}
+
+TEST_CASE("tests that cannot run on hardware get a located diagnostic", "[ptxgen]") {
+  auto clc = litmus::parseTest(R"(PTX CLC
+{ .shared resp = 0; .mbarrier bar = 1; }
+P0@cta 0,cluster 0,gpu 0:
+    clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [resp], [bar];
+exists (true)
+)",
+                               "CLC.litmus");
+  CHECK(ptxgen::requiredArch(clc) == "sm_100a");
+  CHECK_THROWS_WITH(ptxgen::generate(clc), Catch::Contains("CLC.litmus:4:") && Catch::Contains("sm_100a"));
+  ptxgen::GenOptions o;
+  o.arch = "sm_100a";
+  auto k = ptxgen::generate(clc, o);
+  CHECK(contains(k.ptx, ".target sm_100a"));
+  CHECK(k.ptxVersion >= 86);
+
+  auto sur = litmus::parseTest(R"(PTX SUR
+{ x = 0; s @ surface aliases x; }
+ P0@cta 0,gpu 0 ;
+ sust.weak s, 1 ;
+exists (x == 1)
+)",
+                               "SUR.litmus");
+  CHECK_THROWS_WITH(ptxgen::generate(sur), Catch::Contains("SUR.litmus:2:") && Catch::Contains("surface"));
+  o.arch = "sm_80";
+  CHECK_THROWS_WITH(ptxgen::generate(litmus::parseTest(kMP, "MP.litmus"), o), Catch::Contains("unsupported --arch"));
+}
+
+TEST_CASE("observed terms are in canonical order", "[ptxgen]") {
+  auto test = litmus::parseTest(R"(PTX T
+{ x = 0; y = 0; }
+ P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;
+ ld.weak r1, y  | ld.weak r0, x  ;
+ ld.weak r0, x  | st.weak y, 1   ;
+exists (y == 1 /\ 1:r0 == 0 /\ 0:r1 == 0 /\ 0:r0 == 1 /\ x == 0)
+)",
+                                "T.litmus");
+  std::vector<std::string> labels;
+  for (const auto& t : ptxgen::observedTerms(test)) labels.push_back(ptxgen::termLabel(t));
+  CHECK(labels == std::vector<std::string>{"0:r0", "0:r1", "1:r0", "x", "y"});
+}

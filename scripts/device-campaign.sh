@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Hardware campaign for ptxmm on a GPU machine (the `run` device tool): builds the standalone
+# hardware runner (ptxmm-hw: generator + CUDA driver runner + litmus7 logs, no Z3/CLI11 needed),
+# runs the calibration tests, the deadlock/watchdog demonstration and (if present) the async-proxy
+# suite, and writes logs + JSON to $OUT (default ./out).
+#   scripts/device-campaign.sh [ITERATIONS] [all|suite]
+#     all (default): calibration (ITERATIONS per test), deadlock/watchdog, litmus/async (1e6 per test)
+#     suite: every other suite directory (base bugs seeds mixedproxy clc), ITERATIONS per test
+# Needs: g++ (C++20), the CUDA toolkit (cuda.h, libcuda), nlohmann/json headers (system or
+# .hwdeps/include, carried by the caller).
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/out}
+mkdir -p "$OUT"
+ITER=${1:-20000000}
+MODE=${2:-all}
+CUDA=${CUDA_HOME:-/usr/local/cuda}
+export PATH="$CUDA/bin:$PATH"
+BIN=/tmp/ptxmm-hw
+log() { echo "== $*" | tee -a "$OUT/campaign.log"; }
+
+log "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader 2>/dev/null)"
+log "building ptxmm-hw"
+SRCS="harness/support/*.cpp harness/ptx/*.cpp harness/litmus/*.cpp harness/ptxgen/*.cpp harness/runner/*.cpp harness/report/*.cpp harness/runner/standalone/main.cpp"
+OBJ=/tmp/ptxmm-obj; mkdir -p $OBJ
+CXXFLAGS="-std=c++20 -O2 -DPTXMM_HAVE_CUDA=1 -DPTXMM_SOURCE_DIR=\"$PWD\" -Iharness -I.hwdeps/include -I$CUDA/include"
+# shellcheck disable=SC2086
+ls $SRCS | xargs -P 16 -I{} sh -c 'g++ '"$CXXFLAGS"' -c {} -o '"$OBJ"'/$(echo {} | tr / _).o' 2>&1 | tee "$OUT/build.log" | tail -20
+g++ $OBJ/*.o -o $BIN -ldl -lpthread 2>&1 | tee -a "$OUT/build.log" | tail -5
+[ -x $BIN ] || { log "build failed"; exit 1; }
+
+MODEL=()
+[ -f .hwdeps/model-states.jsonl ] && MODEL=(--model-states .hwdeps/model-states.jsonl)
+P="$OUT/params.json"
+if [ "$MODE" = suite ]; then
+  cat > "$P" <<JSON
+{"memStressPct": 100, "memStressIterations": 64, "memStressPattern": 3, "preStressPct": 100,
+ "preStressIterations": 8, "preStressPattern": 0, "stressLineSize": 64, "stressTargetLines": 4,
+ "scratchMemorySize": 65536, "memStride": 64, "shufflePct": 100, "barrierPct": 100,
+ "spinBound": 200000, "launchTimeoutMs": 10000, "groupsPerBlock": 4, "stressWarpsPerBlock": 2, "seed": 2}
+JSON
+  log "suite: $ITER instances per test"
+  timeout 480 $BIN "${MODEL[@]}" --iterations "$ITER" --params "$P" --json "$OUT/suite.json" \
+    litmus/base litmus/bugs litmus/seeds litmus/mixedproxy litmus/clc > "$OUT/suite.log" 2>&1
+  log "suite exit: $?"
+  grep -E "^(Test .* (skipped|error|timed-out)|!!!)" "$OUT/suite.log" | head -80
+  exit 0
+fi
+cat > "$P" <<JSON
+{"memStressPct": 100, "memStressIterations": 64, "memStressPattern": 3, "preStressPct": 100,
+ "preStressIterations": 8, "preStressPattern": 0, "stressLineSize": 64, "stressTargetLines": 4,
+ "scratchMemorySize": 65536, "memStride": 64, "shufflePct": 100, "barrierPct": 100,
+ "spinBound": 200000, "launchTimeoutMs": 10000, "groupsPerBlock": 4, "stressWarpsPerBlock": 2, "seed": 1}
+JSON
+CAL="litmus/hw/MP+weak.litmus litmus/hw/MP+rlx.litmus litmus/hw/MP+fence.acq_rel.gpu.litmus litmus/hw/MP+rel+acq.gpu.litmus
+     litmus/hw/SB+weak.litmus litmus/hw/SB+fence.sc.gpu.litmus litmus/hw/LB+weak.litmus litmus/hw/LB+fence.acq_rel.gpu.litmus
+     litmus/hw/2+2W+weak.litmus litmus/hw/2+2W+fence.sc.gpu.litmus litmus/hw/CoRR+weak.litmus litmus/hw/CoRR+rlx.litmus"
+log "calibration: $ITER instances per test"
+# shellcheck disable=SC2086
+timeout 300 $BIN "${MODEL[@]}" --iterations "$ITER" --params "$P" --json "$OUT/calibration.json" $CAL 2>&1 | tee "$OUT/calibration.log"
+log "calibration exit: ${PIPESTATUS[0]}"
+
+# SASS of MP+weak (what ptxas made of the weak accesses).
+$BIN --emit-ptx /tmp/ptx litmus/hw/MP+weak.litmus litmus/hw/CoRR+weak.litmus
+for t in MP+weak CoRR+weak; do
+  ptxas -arch=sm_90a -O3 "/tmp/ptx/$t.ptx" -o "/tmp/ptx/$t.cubin" && cuobjdump -sass "/tmp/ptx/$t.cubin" > "/tmp/ptx/$t.sass"
+done
+cat /tmp/ptx/MP+weak.sass /tmp/ptx/CoRR+weak.sass > "$OUT/sass.txt" 2>/dev/null
+
+log "deadlock: bounded spins (spinBound 20000), then the watchdog (spinBound 1e15, 3 s), then MP+weak again"
+sed 's/"spinBound": 200000/"spinBound": 20000/' "$P" > "$OUT/params-deadlock.json"
+sed 's/"spinBound": 200000, "launchTimeoutMs": 10000/"spinBound": 1000000000000000, "launchTimeoutMs": 3000/' "$P" > "$OUT/params-watchdog.json"
+{
+  $BIN --iterations 1000000 --params "$OUT/params-deadlock.json" --json "$OUT/deadlock.json" litmus/hw/Deadlock-mbarrier.litmus
+  echo "exit: $?"
+  timeout 120 $BIN --iterations 1000000 --params "$OUT/params-watchdog.json" --json "$OUT/watchdog.json" \
+    litmus/hw/Deadlock-mbarrier.litmus litmus/hw/MP+weak.litmus
+  echo "exit: $?"
+} 2>&1 | tee "$OUT/deadlock.log"
+
+if [ -d litmus/async ]; then
+  log "async-proxy suite (tests that parse and generate)"
+  timeout 200 $BIN "${MODEL[@]}" --iterations 1000000 --params "$P" --json "$OUT/async.json" litmus/async 2>&1 | tee "$OUT/async.log" | tail -60
+fi
+log "done"
