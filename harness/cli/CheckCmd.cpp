@@ -1,15 +1,86 @@
-// ptxmm check: placeholder registration until the stage lands (replaced by its owner).
+// ptxmm check: check litmus tests (files or directories) against a cat model with the enum engine,
+// the smt engine or both, compare with the `.expect` files and print herd7-format logs.
+#include <unistd.h>
+
 #include <iostream>
 
+#include "check/Suite.hpp"
 #include "cli/Commands.hpp"
+#include "support/Diagnostic.hpp"
 
 namespace ptxmm::cli {
 
+namespace {
+
+struct CheckArgs {
+  std::string engine = "smt";
+  std::string model = "models/ptx.cat";
+  int unroll = 2;
+  unsigned timeoutMs = 0;
+  bool json = false;
+  std::string dotDir;
+  int jobs = 0;
+  int maxEvents = 200;
+  unsigned enumBudgetMs = 20000;
+  bool noTime = false;
+  bool smtCount = false;
+  std::vector<std::string> paths;
+};
+
+}  // namespace
+
 void addCheckCommand(CLI::App& app, int& exitCode) {
-  auto* cmd = app.add_subcommand("check", "(not yet available)");
-  cmd->callback([&exitCode] {
-    std::cerr << "ptxmm check: not implemented yet\n";
-    exitCode = kUserError;
+  auto args = std::make_shared<CheckArgs>();
+  auto* cmd = app.add_subcommand("check", "check litmus tests against a cat model (herd7-format verdicts)");
+  cmd->add_option("--engine", args->engine, "engine: smt, enum or both (both: cross-check)")
+      ->check(CLI::IsMember({"smt", "enum", "both"}));
+  cmd->add_option("--model", args->model, "cat model file (its stem names the .expect line)");
+  cmd->add_option("--unroll", args->unroll, "loop unrolling bound")->check(CLI::Range(0, 64));
+  cmd->add_option("--timeout", args->timeoutMs, "per-test timeout in milliseconds (0 = none)");
+  cmd->add_flag("--json", args->json, "JSON lines instead of herd7 logs");
+  cmd->add_option("--dot", args->dotDir, "write Graphviz witness graphs into DIR");
+  cmd->add_option("-j,--jobs", args->jobs, "parallel workers (default: all cores)")->check(CLI::Range(0, 1024));
+  cmd->add_option("--max-events", args->maxEvents, "refuse tests with more events than this");
+  cmd->add_option("--enum-budget", args->enumBudgetMs,
+                  "both: ms the enum engine may spend per test before the smt verdict is used unchecked");
+  cmd->add_flag("--no-time", args->noTime, "print 'Time NAME 0.00' (reproducible logs)");
+  cmd->add_flag("--smt-count", args->smtCount, "smt engine counts executions per state (slower)");
+  cmd->add_option("paths", args->paths, "litmus files or directories (searched recursively for *.litmus)")->required();
+  cmd->callback([args, &exitCode] {
+    check::SuiteOptions opts;
+    opts.check.engine = *check::parseEngine(args->engine);
+    opts.check.unroll = args->unroll;
+    opts.check.timeoutMs = args->timeoutMs;
+    opts.check.maxEvents = args->maxEvents;
+    opts.check.smtCount = args->smtCount;
+    opts.check.enumBudgetMs = args->enumBudgetMs;
+    opts.check.witnesses = true;
+    opts.modelPath = args->model;
+    opts.jobs = args->jobs;
+    opts.json = args->json;
+    opts.dotDir = args->dotDir;
+    opts.printTime = !args->noTime;
+    opts.progress = isatty(STDERR_FILENO) != 0;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(args->model, ec)) {
+      std::cerr << "ptxmm check: error: model file '" << args->model << "' not found\n";
+      exitCode = kUserError;
+      return;
+    }
+    try {
+      check::SuiteSummary s = check::runSuite(args->paths, opts, std::cout, std::cerr);
+      if (s.internalErrors > 0)
+        exitCode = kInternal;
+      else if (s.errors > 0)
+        exitCode = kUserError;
+      else if (s.failed > 0)
+        exitCode = kMismatch;
+      else
+        exitCode = kOk;
+    } catch (const DiagnosticError& e) {
+      std::cerr << e.what() << "\n";
+      exitCode = kUserError;
+    }
   });
 }
 

@@ -1,0 +1,151 @@
+// checkTest: lowering, engine dispatch, cross-engine comparison.
+#include "check/Check.hpp"
+
+#include <fmt/format.h>
+#include <z3++.h>
+
+#include <chrono>
+#include <memory>
+
+#include "check/StateSpec.hpp"
+#include "enum/Engine.hpp"
+#include "events/Lower.hpp"
+#include "litmus/Printer.hpp"
+#include "smt/Engine.hpp"
+
+namespace ptxmm::check {
+
+std::optional<Engine> parseEngine(const std::string& s) {
+  if (s == "enum") return Engine::Enum;
+  if (s == "smt") return Engine::Smt;
+  if (s == "both") return Engine::Both;
+  return std::nullopt;
+}
+
+std::string toString(Engine e) {
+  switch (e) {
+    case Engine::Enum: return "enum";
+    case Engine::Smt: return "smt";
+    case Engine::Both: return "both";
+  }
+  return "?";
+}
+
+std::string compareResults(const Verdict& a, const Verdict& b) {
+  // a = enum, b = smt; states are sorted by key.
+  size_t i = 0, j = 0;
+  while (i < a.states.size() || j < b.states.size()) {
+    if (j == b.states.size() || (i < a.states.size() && a.states[i].key < b.states[j].key))
+      return fmt::format("state '{}' is allowed by enum but not by smt", a.states[i].key);
+    if (i == a.states.size() || b.states[j].key < a.states[i].key)
+      return fmt::format("state '{}' is allowed by smt but not by enum", b.states[j].key);
+    const auto& sa = a.states[i];
+    const auto& sb = b.states[j];
+    if (sa.flags != sb.flags) {
+      auto join = [](const std::set<std::string>& s) {
+        std::string r;
+        for (const auto& x : s) r += (r.empty() ? "" : ",") + x;
+        return r.empty() ? std::string("none") : r;
+      };
+      return fmt::format("state '{}': flags differ (enum: {}; smt: {})", sa.key, join(sa.flags), join(sb.flags));
+    }
+    ++i, ++j;
+  }
+  if (a.ok != b.ok) return fmt::format("Ok/No differ (enum: {}, smt: {})", a.ok ? "Ok" : "No", b.ok ? "Ok" : "No");
+  return "";
+}
+
+Verdict checkTest(const litmus::Test& test, const cat::Model& model, const std::string& modelName,
+                  const CheckOptions& options, z3::context* ctx) {
+  auto t0 = std::chrono::steady_clock::now();
+  Verdict v;
+  auto fail = [&](Status st, const std::string& msg, bool internal = false) {
+    Verdict e;
+    e.testName = test.name;
+    e.file = test.file;
+    e.quant = test.condition.quant;
+    e.condition = conditionText(test.condition);
+    e.status = st;
+    e.message = msg;
+    e.internalError = internal;
+    finalizeVerdict(e);
+    return e;
+  };
+  try {
+    events::LowerOptions lo;
+    lo.unroll = options.unroll;
+    events::EventProgram program = events::lower(test, lo);
+    if (options.maxEvents > 0 && program.events.size() > static_cast<size_t>(options.maxEvents)) {
+      v = fail(Status::Error, fmt::format("{}: error: {} events exceed the size limit --max-events {}", test.file,
+                                          program.events.size(), options.maxEvents));
+    } else {
+      StateSpec spec = makeStateSpec(program);
+      auto runE = [&] {
+        enumeration::EnumOptions eo;
+        eo.witnesses = options.witnesses;
+        eo.timeoutSeconds = options.timeoutMs / 1000.0;
+        if (options.engine == Engine::Both && options.enumBudgetMs &&
+            (options.timeoutMs == 0 || options.enumBudgetMs < options.timeoutMs))
+          eo.timeoutSeconds = options.enumBudgetMs / 1000.0;
+        return makeVerdict(test, enumeration::runEnum(program, model, spec, eo));
+      };
+      auto runS = [&] {
+        smt::SmtOptions so;
+        so.timeoutMs = options.timeoutMs;
+        so.witnesses = options.witnesses;
+        so.countExecutions = options.smtCount;
+        std::unique_ptr<z3::context> own;
+        if (!ctx) own = std::make_unique<z3::context>();
+        EngineResult r = smt::runSmt(ctx ? *ctx : *own, program, model, spec, so);
+        if (options.smtResultHook) options.smtResultHook(r);
+        return makeVerdict(test, std::move(r));
+      };
+      switch (options.engine) {
+        case Engine::Enum: v = runE(); break;
+        case Engine::Smt: v = runS(); break;
+        case Engine::Both: {
+          Verdict ve = runE();
+          Verdict vs = runS();
+          if (ve.status == Status::Unknown && vs.status == Status::Done) {
+            v = std::move(vs);
+            v.note = "not cross-checked: enum engine gave up (" + ve.message + ")";
+          } else if (ve.status != Status::Done) {
+            v = std::move(ve);
+          } else if (vs.status != Status::Done) {
+            v = std::move(vs);
+          } else if (std::string d = compareResults(ve, vs); !d.empty()) {
+            v = std::move(ve);
+            v.status = Status::Error;
+            v.internalError = true;
+            v.message = fmt::format("internal error: engines disagree on test {} ({}): {}", test.name, test.file, d);
+          } else {
+            v = std::move(ve);  // exact execution counts
+            v.forbiddenBy = vs.forbiddenBy;
+          }
+          break;
+        }
+      }
+      if (v.status == Status::Error && v.message.find(test.file) == std::string::npos)
+        v.message = fmt::format("{}: error: {}", test.file, v.message);
+    }
+  } catch (const DiagnosticError& e) {
+    v = fail(Status::Error, e.what());
+  } catch (const z3::exception& e) {
+    v = fail(Status::Error, fmt::format("{}: internal error: z3: {}", test.file, e.msg()), true);
+  } catch (const std::exception& e) {
+    v = fail(Status::Error, fmt::format("{}: internal error: {}", test.file, e.what()), true);
+  }
+  v.testName = test.name;
+  v.file = test.file;
+  v.model = modelName;
+  v.engine = toString(options.engine);
+  try {
+    v.hash = litmus::testHash(test);
+  } catch (const std::exception&) {
+    v.hash = "";
+  }
+  v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return v;
+}
+
+}  // namespace ptxmm::check

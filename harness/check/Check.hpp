@@ -1,0 +1,54 @@
+// Checking one litmus test against one model with the enum engine, the smt engine or both (both:
+// any difference in states, Ok/No or flags is an internal error naming the test and the first
+// differing state).
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "cat/Model.hpp"
+#include "check/Verdict.hpp"
+#include "litmus/Ast.hpp"
+
+namespace z3 {
+class context;
+}
+
+namespace ptxmm::check {
+
+/// Which engine(s) to run.
+enum class Engine { Enum, Smt, Both };
+
+/// Parses "enum" / "smt" / "both".
+[[nodiscard]] std::optional<Engine> parseEngine(const std::string& s);
+
+/// Name of an engine.
+[[nodiscard]] std::string toString(Engine e);
+
+/// Options of checkTest.
+struct CheckOptions {
+  Engine engine = Engine::Smt;
+  int unroll = 2;          ///< loop unrolling bound of the lowering
+  unsigned timeoutMs = 0;  ///< budget per test and engine (ms); 0 = none
+  int maxEvents = 200;     ///< lowered programs with more events are refused (error)
+  bool witnesses = true;   ///< keep one witness per state
+  /// Both mode: budget of the enum engine (ms, 0 = the test's timeout or none). When it is spent the
+  /// smt verdict is used and marked "not cross-checked" (Verdict::note).
+  unsigned enumBudgetMs = 20000;
+  bool smtCount = false;  ///< smt engine counts executions (slow); else enum counts (both) or 1 per state
+  /// Test hook: called on the smt result before comparison (to inject engine disagreements).
+  std::function<void(EngineResult&)> smtResultHook;
+};
+
+/// Checks `test` against `model` (named `modelName`, e.g. "ptx"). Never throws for bad input: parse
+/// and lowering errors, timeouts and size limits give a verdict with Status::Error / Unknown and a
+/// message naming the file; an engine disagreement gives Status::Error with internalError set.
+/// `ctx` is the caller's z3 context (one per thread); null → a temporary one.
+[[nodiscard]] Verdict checkTest(const litmus::Test& test, const cat::Model& model, const std::string& modelName,
+                                const CheckOptions& options, z3::context* ctx = nullptr);
+
+/// First difference between two engine results on one test ("" if they agree on states, Ok/No and
+/// flags); the message names the first differing state.
+[[nodiscard]] std::string compareResults(const Verdict& enumV, const Verdict& smtV);
+
+}  // namespace ptxmm::check

@@ -1,0 +1,96 @@
+// Witness graphs in Graphviz dot.
+#include "check/Dot.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+
+namespace ptxmm::check {
+
+namespace {
+
+std::string escape(const std::string& s) {
+  std::string r;
+  for (char c : s) {
+    if (c == '"' || c == '\\') r += '\\';
+    r += c;
+  }
+  return r;
+}
+
+const char* colorOf(const std::string& rel) {
+  if (rel == "po") return "black";
+  if (rel == "rf") return "red";
+  if (rel == "co") return "blue";
+  if (rel == "fr") return "orange";
+  if (rel == "sc") return "purple";
+  if (rel == "issue" || rel == "aso" || rel == "async-complete") return "darkgreen";
+  return "gray40";
+}
+
+std::string fileSafe(const std::string& s) {
+  std::string r;
+  for (char c : s) r += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '_';
+  return r;
+}
+
+}  // namespace
+
+void writeDot(const Verdict& v, const StateResult& state, std::ostream& os) {
+  os << "digraph \"" << escape(v.testName) << "\" {\n";
+  os << "  label=\"" << escape(v.testName + ": " + state.key) << "\";\n  labelloc=t;\n  rankdir=TB;\n";
+  os << "  node [shape=box, fontname=\"monospace\"];\n";
+  if (!state.witness) {
+    os << "}\n";
+    return;
+  }
+  std::map<int, std::vector<const WitnessEvent*>> byThread;
+  for (const auto& e : state.witness->events) byThread[e.isInit ? -1 : e.thread].push_back(&e);
+  for (const auto& [t, evs] : byThread) {
+    os << fmt::format("  subgraph cluster_{} {{\n    label=\"{}\";\n", t < 0 ? std::string("init") : std::to_string(t),
+                      t < 0 ? std::string("init") : "P" + std::to_string(t));
+    for (const auto* e : evs) {
+      std::string style = e->proxyFence ? ", style=filled, fillcolor=gold" : "";
+      os << fmt::format("    e{} [label=\"e{}: {}\"{}];\n", e->id, e->id, escape(e->label), style);
+    }
+    os << "  }\n";
+  }
+  for (const auto& [name, pairs] : state.witness->relations) {
+    for (auto [a, b] : pairs) {
+      std::string extra = name == "po" ? ", weight=10" : ", constraint=false";
+      os << fmt::format("  e{} -> e{} [label=\"{}\", color={}, fontcolor={}{}];\n", a, b, escape(name), colorOf(name),
+                        colorOf(name), extra);
+    }
+  }
+  os << "}\n";
+}
+
+int writeDotFiles(const Verdict& v, const std::filesystem::path& dir, bool svg) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::runtime_error(fmt::format("cannot create directory {}: {}", dir.string(), ec.message()));
+  static const bool haveDot = std::system("command -v dot >/dev/null 2>&1") == 0;
+  int n = 0;
+  for (size_t k = 0; k < v.states.size(); ++k) {
+    if (!v.states[k].witness) continue;
+    auto path = dir / fmt::format("{}-{}.dot", fileSafe(v.testName), k);
+    {
+      std::ofstream out(path);
+      if (!out) throw std::runtime_error("cannot write " + path.string());
+      writeDot(v, v.states[k], out);
+    }
+    ++n;
+    if (svg && haveDot) {
+      auto svgPath = path;
+      svgPath.replace_extension(".svg");
+      std::string cmd = fmt::format("dot -Tsvg '{}' -o '{}' >/dev/null 2>&1", path.string(), svgPath.string());
+      if (std::system(cmd.c_str()) == 0) ++n;
+    }
+  }
+  return n;
+}
+
+}  // namespace ptxmm::check

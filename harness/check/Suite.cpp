@@ -1,0 +1,220 @@
+// Parallel suite runner with ordered output and expectation comparison.
+#include "check/Suite.hpp"
+
+#include <fmt/format.h>
+#include <z3++.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "cat/Model.hpp"
+#include "check/Dot.hpp"
+#include "litmus/Expectations.hpp"
+#include "litmus/Parser.hpp"
+
+namespace ptxmm::check {
+
+namespace {
+
+std::string joinFlags(const std::set<std::string>& s) {
+  std::string r;
+  for (const auto& f : s) r += (r.empty() ? "+" : " +") + f;
+  return r.empty() ? "no flags" : r;
+}
+
+// One test's outcome in the suite.
+struct TestOutcome {
+  std::string text;  // verdict text for stdout
+  std::string diag;  // lines for stderr
+  enum Kind { Pass, Fail, Skip } kind = Pass;
+  bool error = false;
+  bool internal = false;
+  bool done = false;
+};
+
+}  // namespace
+
+std::optional<Expected> readExpectation(const std::filesystem::path& litmusPath, const std::string& modelName) {
+  // The format is owned by litmus/Expectations.hpp (one parser for the suite and its tools).
+  std::string path = litmus::expectationPathFor(litmusPath.string());
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+  std::vector<litmus::Expectation> all = litmus::parseExpectationFile(path);
+  const litmus::Expectation* e = litmus::findExpectation(all, modelName);
+  if (!e) return std::nullopt;
+  Expected out;
+  switch (e->verdict) {
+    case litmus::Expectation::Always: out.observation = Observation::Always; break;
+    case litmus::Expectation::Sometimes: out.observation = Observation::Sometimes; break;
+    case litmus::Expectation::Never: out.observation = Observation::Never; break;
+  }
+  out.flags.insert(e->flags.begin(), e->flags.end());
+  out.reason = e->reason;
+  return out;
+}
+
+std::string expectationMismatch(const Verdict& v, const Expected& e) {
+  std::string r;
+  if (v.observation != e.observation)
+    r = fmt::format("expected {} but the model gives {}", toString(e.observation), toString(v.observation));
+  if (v.flags != e.flags) {
+    if (!r.empty()) r += "; ";
+    r += fmt::format("expected {} but the model raises {}", joinFlags(e.flags), joinFlags(v.flags));
+  }
+  return r;
+}
+
+std::vector<std::filesystem::path> collectTests(const std::vector<std::string>& paths) {
+  std::vector<std::filesystem::path> out;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(p, ec)) {
+      for (auto it = std::filesystem::recursive_directory_iterator(p, ec); !ec && it != decltype(it)();
+           it.increment(ec))
+        if (it->is_regular_file() && it->path().extension() == ".litmus") out.push_back(it->path());
+    } else {
+      out.emplace_back(p);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions& options, std::ostream& out,
+                      std::ostream& err) {
+  auto t0 = std::chrono::steady_clock::now();
+  cat::Model model = cat::loadModel(options.modelPath);
+  std::string modelName = options.modelPath.stem().string();
+  std::vector<std::filesystem::path> files = collectTests(paths);
+
+  std::vector<TestOutcome> results(files.size());
+  std::mutex mu;
+  std::condition_variable cv;
+  std::atomic<size_t> next{0};
+
+  auto checkOne = [&](const std::filesystem::path& file, z3::context& ctx) {
+    TestOutcome o;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec)) {
+      o.kind = TestOutcome::Fail;
+      o.error = true;
+      o.diag = fmt::format("FAIL {}: error: no such litmus file\n", file.string());
+      return o;
+    }
+    litmus::ParseResult parsed = litmus::tryParseFile(file.string());
+    if (!parsed.ok()) {
+      o.kind = TestOutcome::Fail;
+      o.error = true;
+      o.diag = fmt::format("FAIL {}: parse error\n", file.string());
+      for (const auto& d : parsed.diagnostics) o.diag += "  " + d.str() + "\n";
+      return o;
+    }
+    Verdict v = checkTest(*parsed.test, model, modelName, options.check, &ctx);
+    std::ostringstream text;
+    if (options.json)
+      text << verdictJson(v) << "\n";
+    else {
+      printHerdLog(v, text, options.printTime);
+      text << "\n";
+    }
+    o.text = text.str();
+    if (v.status != Status::Done) {
+      o.kind = TestOutcome::Fail;
+      o.error = true;
+      o.internal = v.internalError;
+      o.diag = fmt::format("FAIL {}: {}{}\n", file.string(), v.status == Status::Unknown ? "unknown: " : "", v.message);
+      return o;
+    }
+    if (!v.note.empty()) o.diag += fmt::format("NOTE {}: {}\n", file.string(), v.note);
+    if (!options.dotDir.empty()) {
+      try {
+        writeDotFiles(v, options.dotDir);
+      } catch (const std::exception& e) {
+        o.diag += fmt::format("warning: {}: {}\n", file.string(), e.what());
+      }
+    }
+    try {
+      auto e = readExpectation(file, modelName);
+      if (!e) {
+        o.kind = TestOutcome::Skip;
+        o.diag += fmt::format("NOEXPECT {}: no expectation for model '{}'\n", file.string(), modelName);
+      } else if (std::string m = expectationMismatch(v, *e); !m.empty()) {
+        o.kind = TestOutcome::Fail;
+        o.diag += fmt::format("FAIL {}: {}\n", file.string(), m);
+      }
+    } catch (const DiagnosticError& e) {
+      o.kind = TestOutcome::Fail;
+      o.error = true;
+      o.diag += fmt::format("FAIL {}: {}\n", file.string(), e.what());
+    }
+    return o;
+  };
+
+  auto worker = [&] {
+    z3::context ctx;
+    for (;;) {
+      size_t i = next.fetch_add(1);
+      if (i >= files.size()) return;
+      TestOutcome o;
+      try {
+        o = checkOne(files[i], ctx);
+      } catch (const std::exception& e) {
+        o.kind = TestOutcome::Fail;
+        o.error = o.internal = true;
+        o.diag = fmt::format("FAIL {}: internal error: {}\n", files[i].string(), e.what());
+      }
+      o.done = true;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        results[i] = std::move(o);
+      }
+      cv.notify_all();
+    }
+  };
+
+  int jobs = options.jobs > 0 ? options.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  jobs = std::min<int>(jobs, static_cast<int>(std::max<size_t>(1, files.size())));
+  std::vector<std::thread> pool;
+  for (int k = 0; k < jobs; ++k) pool.emplace_back(worker);
+
+  SuiteSummary sum;
+  for (size_t i = 0; i < files.size(); ++i) {
+    TestOutcome o;
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return results[i].done; });
+      o = std::move(results[i]);
+    }
+    if (options.progress) err << "\r\033[K";
+    out << o.text;
+    out.flush();
+    err << o.diag;
+    switch (o.kind) {
+      case TestOutcome::Pass: ++sum.passed; break;
+      case TestOutcome::Fail: ++sum.failed; break;
+      case TestOutcome::Skip: ++sum.skipped; break;
+    }
+    sum.errors += o.error;
+    sum.internalErrors += o.internal;
+    if (options.progress)
+      err << fmt::format("[{}/{}] {} passed, {} failed {}", i + 1, files.size(), sum.passed, sum.failed,
+                         files[i].filename().string())
+          << std::flush;
+  }
+  for (auto& t : pool) t.join();
+  if (options.progress) err << "\r\033[K" << std::flush;
+  sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out << sum.passed << " passed, " << sum.failed << " failed";
+  if (sum.skipped) out << ", " << sum.skipped << " skipped";
+  out << "\n";
+  return sum;
+}
+
+}  // namespace ptxmm::check

@@ -1,0 +1,64 @@
+// The suite runner behind `ptxmm check`: collects litmus files, checks them in parallel (one z3
+// context per worker), prints each verdict in path order (herd7 log or JSON), compares it with the
+// test's `.expect` line for the model, and ends with one summary line.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "check/Check.hpp"
+#include "check/Verdict.hpp"
+
+namespace ptxmm::check {
+
+/// Options of a suite run.
+struct SuiteOptions {
+  CheckOptions check;
+  std::filesystem::path modelPath = "models/ptx.cat";
+  int jobs = 0;                  ///< worker threads; 0 = all cores
+  bool json = false;             ///< JSON lines instead of herd logs
+  std::filesystem::path dotDir;  ///< non-empty: write witness graphs there
+  bool progress = false;         ///< progress line on `err` (caller decides: only on a terminal)
+  bool printTime = true;         ///< real times in `Time` lines (false: 0.00, for golden output)
+};
+
+/// Counts of a suite run.
+struct SuiteSummary {
+  int passed = 0;
+  int failed = 0;
+  int skipped = 0;         ///< no expectation for this model
+  int errors = 0;          ///< subset of failed: parse/lowering/engine errors and timeouts
+  int internalErrors = 0;  ///< subset of failed: engine disagreements / internal bugs
+  double seconds = 0;      ///< wall time
+};
+
+/// Expected verdict of a test for one model (one `.expect` line).
+struct Expected {
+  Observation observation = Observation::Never;
+  std::set<std::string> flags;  ///< without the leading '+'
+  std::string reason;
+};
+
+/// Expectation of the test at `litmusPath` for `modelName` from `<test>.expect` (nullopt if the
+/// file or the line is missing). Throws DiagnosticError for a malformed line.
+[[nodiscard]] std::optional<Expected> readExpectation(const std::filesystem::path& litmusPath,
+                                                      const std::string& modelName);
+
+/// Why `v` does not meet `e` ("" if it does).
+[[nodiscard]] std::string expectationMismatch(const Verdict& v, const Expected& e);
+
+/// All `*.litmus` files under the given paths (files as given, directories recursively), sorted.
+/// Paths that do not exist are returned too (they fail when checked).
+[[nodiscard]] std::vector<std::filesystem::path> collectTests(const std::vector<std::string>& paths);
+
+/// Runs the suite: verdicts to `out`, diagnostics/progress to `err`, then the summary line
+/// "N passed, N failed[, N skipped]" to `out`. Returns the summary. Throws DiagnosticError if the
+/// model cannot be loaded.
+SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions& options, std::ostream& out,
+                      std::ostream& err);
+
+}  // namespace ptxmm::check

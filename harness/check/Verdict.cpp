@@ -1,0 +1,185 @@
+// Verdict derivation, herd7-format logs and JSON.
+#include "check/Verdict.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+namespace ptxmm::check {
+
+namespace {
+
+std::string termText(const litmus::Term& t) {
+  switch (t.kind) {
+    case litmus::Term::Kind::Reg: return fmt::format("{}:{}", t.thread, t.reg);
+    case litmus::Term::Kind::Loc: return t.loc.cta >= 0 ? fmt::format("{}@cta{}", t.loc.name, t.loc.cta) : t.loc.name;
+    case litmus::Term::Kind::Const: return std::to_string(t.value);
+  }
+  return "?";
+}
+
+// Operator precedence for printing: Implies < Or < And < Not/atoms.
+int precedence(const litmus::Prop& p) {
+  switch (p.kind) {
+    case litmus::Prop::Kind::Implies: return 1;
+    case litmus::Prop::Kind::Or: return 2;
+    case litmus::Prop::Kind::And: return 3;
+    default: return 4;
+  }
+}
+
+std::string propTextPrec(const litmus::Prop& p, int ctx) {
+  std::string s;
+  using K = litmus::Prop::Kind;
+  switch (p.kind) {
+    case K::True: return "true";
+    case K::False: return "false";
+    case K::Eq: return termText(p.lhs) + "=" + termText(p.rhs);
+    case K::Ne: return termText(p.lhs) + "!=" + termText(p.rhs);
+    case K::Not: return "~" + propTextPrec(p.kids.at(0), 4);
+    case K::And: s = propTextPrec(p.kids.at(0), 3) + " /\\ " + propTextPrec(p.kids.at(1), 3); break;
+    case K::Or: s = propTextPrec(p.kids.at(0), 2) + " \\/ " + propTextPrec(p.kids.at(1), 2); break;
+    case K::Implies: s = propTextPrec(p.kids.at(0), 2) + " => " + propTextPrec(p.kids.at(1), 1); break;
+  }
+  return precedence(p) < ctx ? "(" + s + ")" : s;
+}
+
+const char* statusName(Status s) {
+  switch (s) {
+    case Status::Done: return "done";
+    case Status::Unknown: return "unknown";
+    case Status::Error: return "error";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string propText(const litmus::Prop& p) { return propTextPrec(p, 0); }
+
+std::string conditionText(const litmus::Condition& c) {
+  const char* q = c.quant == litmus::Condition::Quant::Exists      ? "exists"
+                  : c.quant == litmus::Condition::Quant::NotExists ? "~exists"
+                                                                   : "forall";
+  return fmt::format("{} ({})", q, propText(c.prop));
+}
+
+std::string toString(Observation o) {
+  switch (o) {
+    case Observation::Always: return "Always";
+    case Observation::Sometimes: return "Sometimes";
+    case Observation::Never: return "Never";
+  }
+  return "?";
+}
+
+std::optional<Observation> parseObservation(const std::string& s) {
+  if (s == "Always") return Observation::Always;
+  if (s == "Sometimes") return Observation::Sometimes;
+  if (s == "Never") return Observation::Never;
+  return std::nullopt;
+}
+
+void finalizeVerdict(Verdict& v) {
+  std::sort(v.states.begin(), v.states.end(), [](const StateResult& a, const StateResult& b) { return a.key < b.key; });
+  v.positive = v.negative = 0;
+  v.flags.clear();
+  for (const auto& s : v.states) {
+    (s.satisfies ? v.positive : v.negative) += s.executions;
+    v.flags.insert(s.flags.begin(), s.flags.end());
+  }
+  using Q = litmus::Condition::Quant;
+  switch (v.quant) {
+    case Q::Exists: v.ok = v.positive > 0; break;
+    case Q::NotExists: v.ok = v.positive == 0; break;
+    case Q::Forall: v.ok = v.negative == 0; break;
+  }
+  // herd7 / litmus7: for forall the observed outcome is the violation (cond_true = negative).
+  uint64_t t = v.quant == Q::Forall ? v.negative : v.positive;
+  uint64_t f = v.quant == Q::Forall ? v.positive : v.negative;
+  v.observation = t == 0 ? Observation::Never : f == 0 ? Observation::Always : Observation::Sometimes;
+}
+
+Verdict makeVerdict(const litmus::Test& test, EngineResult result) {
+  Verdict v;
+  v.testName = test.name;
+  v.file = test.file;
+  v.quant = test.condition.quant;
+  v.condition = conditionText(test.condition);
+  v.states = std::move(result.states);
+  v.countsAreExecutions = result.countsAreExecutions;
+  v.forbiddenBy = std::move(result.forbiddenBy);
+  v.status = result.status;
+  v.message = std::move(result.message);
+  finalizeVerdict(v);
+  return v;
+}
+
+void printHerdLog(const Verdict& v, std::ostream& os, bool printTime) {
+  bool forall = v.quant == litmus::Condition::Quant::Forall;
+  os << "Test " << v.testName << (forall ? " Required" : " Allowed") << "\n";
+  if (v.status != Status::Done) os << "Status " << statusName(v.status) << ": " << v.message << "\n";
+  os << "States " << v.states.size() << "\n";
+  for (const auto& s : v.states) os << s.key << "\n";
+  os << (v.ok ? "Ok" : "No") << "\n";
+  os << "Witnesses\n";
+  os << "Positive: " << v.positive << " Negative: " << v.negative << "\n";
+  for (const auto& f : v.flags) os << "Flag " << f << "\n";
+  os << "Condition " << v.condition << "\n";
+  uint64_t t = forall ? v.negative : v.positive;
+  uint64_t f = forall ? v.positive : v.negative;
+  os << "Observation " << v.testName << " " << toString(v.observation) << " " << t << " " << f << "\n";
+  os << "Time " << v.testName << " " << (printTime ? fmt::format("{:.2f}", v.seconds) : std::string("0.00")) << "\n";
+  os << "Hash=" << v.hash << "\n";
+}
+
+std::string verdictJson(const Verdict& v, bool withWitnesses) {
+  using nlohmann::json;
+  json j;
+  j["test"] = v.testName;
+  j["file"] = v.file;
+  j["hash"] = v.hash;
+  j["model"] = v.model;
+  j["engine"] = v.engine;
+  j["condition"] = v.condition;
+  j["status"] = statusName(v.status);
+  if (!v.message.empty()) j["message"] = v.message;
+  if (!v.note.empty()) j["note"] = v.note;
+  j["ok"] = v.ok;
+  j["positive"] = v.positive;
+  j["negative"] = v.negative;
+  j["countsAreExecutions"] = v.countsAreExecutions;
+  j["observation"] = toString(v.observation);
+  j["flags"] = v.flags;
+  j["forbiddenBy"] = v.forbiddenBy;
+  j["time"] = v.seconds;
+  json states = json::array();
+  for (const auto& s : v.states) {
+    json js;
+    js["state"] = s.key;
+    js["satisfies"] = s.satisfies;
+    js["executions"] = s.executions;
+    js["flags"] = s.flags;
+    if (withWitnesses && s.witness) {
+      json w;
+      json evs = json::array();
+      for (const auto& e : s.witness->events)
+        evs.push_back({{"id", e.id}, {"thread", e.thread}, {"kind", e.kind}, {"label", e.label}, {"value", e.value}});
+      w["events"] = evs;
+      json rels = json::object();
+      for (const auto& [name, pairs] : s.witness->relations) {
+        json ps = json::array();
+        for (auto [a, b] : pairs) ps.push_back({a, b});
+        rels[name] = ps;
+      }
+      w["relations"] = rels;
+      js["witness"] = w;
+    }
+    states.push_back(js);
+  }
+  j["states"] = states;
+  return j.dump();
+}
+
+}  // namespace ptxmm::check

@@ -1,0 +1,123 @@
+// Verdicts: what checking one litmus test against one cat model yields (states, Ok/No, counts,
+// observation, flags, witnesses, the axioms that forbid the condition's outcome), and their
+// herd7-format log and JSON forms.
+//
+// The plain data types of this header (StateResult, Witness, EngineResult) are header-only so that
+// the engines (enum/, smt/) can fill them without linking check/; the functions are in Verdict.cpp.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "litmus/Ast.hpp"
+
+namespace ptxmm::check {
+
+/// One event of a witness execution, as shown in logs and graphs.
+struct WitnessEvent {
+  int id = -1;              ///< EventId in the event program
+  int thread = -1;          ///< -1 for init writes
+  std::string label;        ///< "W x=1", "R y=0", "F.sc.gpu"
+  std::string kind;         ///< "R", "W" or "F"
+  int64_t value = 0;        ///< value read or written (0 for fences)
+  bool isInit = false;      ///< initial write
+  bool proxyFence = false;  ///< a proxy fence (highlighted in graphs)
+};
+
+/// One execution: its events and the relations between them (by event id).
+struct Witness {
+  std::vector<WitnessEvent> events;
+  /// Relations by name: "po", "rf", "co", "fr", "sc", plus static ones (issue, aso, ...) and those
+  /// chosen by the model's `show`.
+  std::map<std::string, std::vector<std::pair<int, int>>> relations;
+};
+
+/// One reachable final state.
+struct StateResult {
+  std::string key;                 ///< canonical key "0:r1=1; 1:r2=0; x=2;"
+  std::vector<int64_t> values;     ///< values of the observed terms, in key order
+  bool satisfies = false;          ///< whether the condition's proposition holds in this state
+  uint64_t executions = 0;         ///< number of allowed executions reaching it (see countsAreExecutions)
+  std::set<std::string> flags;     ///< flags raised by some allowed execution reaching it
+  std::optional<Witness> witness;  ///< one allowed execution reaching it
+};
+
+/// How often the condition's proposition is observed (herd7 `Observation` line).
+enum class Observation { Always, Sometimes, Never };
+
+/// Outcome of running an engine on one test.
+enum class Status {
+  Done,     ///< all states computed
+  Unknown,  ///< the solver gave up (timeout or incomplete theory); states are partial
+  Error     ///< the test could not be checked (message says why)
+};
+
+/// What an engine produces for one test (before the verdict's derived fields are computed).
+struct EngineResult {
+  Status status = Status::Done;
+  std::string message;                   ///< for Unknown / Error
+  std::vector<StateResult> states;       ///< any order; check/ sorts them by key
+  bool countsAreExecutions = true;       ///< false: `executions` counts 1 per state (smt without counting)
+  std::vector<std::string> forbiddenBy;  ///< axioms forbidding the condition's outcome (if unreachable)
+  uint64_t candidates = 0;               ///< candidate executions examined (enum) or solver calls (smt)
+};
+
+/// The verdict on one test.
+struct Verdict {
+  std::string testName;
+  std::string file;
+  std::string hash;    ///< MD5 of the canonical form of the test
+  std::string model;   ///< model name (file stem)
+  std::string engine;  ///< "enum", "smt" or "both"
+  litmus::Condition::Quant quant = litmus::Condition::Quant::Exists;
+  std::string condition;            ///< "exists (0:r1=1 /\ 1:r2=0)"
+  std::vector<StateResult> states;  ///< sorted by key
+  bool ok = false;                  ///< the quantified condition is validated
+  uint64_t positive = 0;            ///< executions (or states) satisfying the proposition
+  uint64_t negative = 0;            ///< executions (or states) not satisfying it
+  bool countsAreExecutions = true;  ///< see EngineResult
+  Observation observation = Observation::Never;
+  std::set<std::string> flags;  ///< union of the states' flags
+  /// Forbidden outcome (the condition's proposition, negated for forall) → names of the axioms
+  /// that forbid it (an unsat core); empty when the outcome is reachable.
+  std::vector<std::string> forbiddenBy;
+  Status status = Status::Done;
+  std::string message;
+  bool internalError = false;  ///< engine disagreement or engine bug (exit code 3)
+  std::string note;            ///< e.g. "not cross-checked: enum engine gave up (...)" in both mode
+  double seconds = 0;
+};
+
+/// Fills the derived fields of `v` (ok, positive/negative, observation, flags) from v.states and
+/// v.quant, sorting the states by key.
+void finalizeVerdict(Verdict& v);
+
+/// Builds a verdict for `test` from an engine's result (states, counts, flags, forbiddenBy).
+[[nodiscard]] Verdict makeVerdict(const litmus::Test& test, EngineResult result);
+
+/// Text of a condition in herd7 style: `exists (0:r1=1 /\ 1:r2=0)`.
+[[nodiscard]] std::string conditionText(const litmus::Condition& c);
+
+/// Text of a proposition in herd7 style (no quantifier).
+[[nodiscard]] std::string propText(const litmus::Prop& p);
+
+/// Name of an observation: "Always", "Sometimes", "Never".
+[[nodiscard]] std::string toString(Observation o);
+
+/// Parses "Always" / "Sometimes" / "Never".
+[[nodiscard]] std::optional<Observation> parseObservation(const std::string& s);
+
+/// Prints the verdict in herd7's log format (Test/States/Ok|No/Witnesses/Flag/Condition/
+/// Observation/Time/Hash), with `Flag cut` / `Flag deadlock` lines for those flags.
+void printHerdLog(const Verdict& v, std::ostream& os, bool printTime = true);
+
+/// The verdict as JSON text (one object; witnesses included when `withWitnesses`).
+[[nodiscard]] std::string verdictJson(const Verdict& v, bool withWitnesses = true);
+
+}  // namespace ptxmm::check

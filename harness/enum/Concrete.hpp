@@ -1,0 +1,159 @@
+// Concrete evaluation helpers shared by both engines (header-only): a fast memoised evaluator of
+// event-program expressions, the concrete algebra of a skeleton with chosen rf/co/sc, final-state
+// values, and witness construction. The smt engine uses them to rebuild and re-check its witnesses.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cat/BitAlgebra.hpp"
+#include "cat/Interpreter.hpp"
+#include "check/StateSpec.hpp"
+#include "check/Verdict.hpp"
+#include "events/Skeleton.hpp"
+
+namespace ptxmm::enumeration {
+
+/// Memoised evaluator of one ExprPool; reset() invalidates the memo in O(1).
+class Evaluator {
+ public:
+  /// An evaluator over `pool`.
+  explicit Evaluator(const events::ExprPool& pool) : pool_(pool), memo_(pool.size()), stamp_(pool.size(), 0) {}
+  /// Forget all memoised values (read values changed).
+  void reset() { ++gen_; }
+  /// Value of `id` with read values indexed by EventId.
+  int64_t eval(events::ExprId id, const std::vector<int64_t>& reads) {
+    auto ix = static_cast<size_t>(id);
+    if (stamp_[ix] == gen_) return memo_[ix];
+    const events::ExprNode& n = pool_.node(id);
+    int64_t v;
+    switch (n.op) {
+      case events::ExprOp::Const: v = n.value; break;
+      case events::ExprOp::ReadVal: v = reads[static_cast<size_t>(n.event)]; break;
+      default: {
+        std::vector<int64_t> a;
+        a.reserve(n.args.size());
+        for (events::ExprId x : n.args) a.push_back(eval(x, reads));
+        v = events::evalOp(n.op, a);
+      }
+    }
+    stamp_[ix] = gen_;
+    memo_[ix] = v;
+    return v;
+  }
+
+ private:
+  const events::ExprPool& pool_;
+  std::vector<int64_t> memo_;
+  std::vector<uint32_t> stamp_;
+  uint32_t gen_ = 1;
+};
+
+/// Initial value of register `reg` of thread `t` from the test's init block (0 if not given).
+inline int64_t initialRegister(const litmus::Test& test, int t, const std::string& reg) {
+  for (const auto& ri : test.regInits)
+    if (ri.thread == t && ri.reg == reg && !ri.addressOf) return ri.value;
+  return 0;
+}
+
+/// Binds every static built-in set and relation of `sk` in `alg`.
+inline void bindStatic(cat::BitAlgebra& alg, const events::Skeleton& sk) {
+  for (const auto& [name, s] : sk.sets) alg.setSet(name, s);
+  for (const auto& [name, r] : sk.relations) alg.setRel(name, r);
+}
+
+/// The dynamic part of a candidate execution over skeleton indices.
+struct Dynamic {
+  BitMatrix rf, co, sc;
+};
+
+/// Binds rf, co, fr, sc and FW (co-last writes) in `alg`.
+inline void bindDynamic(cat::BitAlgebra& alg, const events::Skeleton& sk, const Dynamic& d) {
+  size_t n = sk.size();
+  BitSet fw(n);
+  for (const auto& ws : sk.writesByLoc)
+    for (int w : ws)
+      if (d.co.row(static_cast<size_t>(w)).none()) fw.set(static_cast<size_t>(w));
+  alg.setSet("FW", fw);
+  alg.setRel("rf", d.rf);
+  alg.setRel("co", d.co);
+  alg.setRel("fr", d.rf.transpose().compose(d.co));
+  alg.setRel("sc", d.sc);
+}
+
+/// Final values of the observed terms: registers from the skeleton's final register expressions,
+/// locations from the co-last write (`writeValue` by compact index).
+template <class WriteValue, class RegValue>
+std::vector<int64_t> finalValues(const check::StateSpec& spec, const events::Skeleton& sk, const BitMatrix& co,
+                                 WriteValue&& writeValue, RegValue&& regValue) {
+  std::vector<int64_t> out;
+  out.reserve(spec.terms.size());
+  for (const auto& t : spec.terms) {
+    if (t.isReg) {
+      const auto& regs = sk.finalRegs.at(static_cast<size_t>(t.thread));
+      auto it = regs.find(t.reg);
+      out.push_back(it != regs.end() ? regValue(it->second) : initialRegister(*sk.program->test, t.thread, t.reg));
+    } else {
+      int64_t v = 0;
+      for (int w : sk.writesByLoc.at(static_cast<size_t>(t.loc)))
+        if (co.row(static_cast<size_t>(w)).none()) v = writeValue(w);
+      out.push_back(v);
+    }
+  }
+  return out;
+}
+
+/// Immediate pairs of a transitive relation (r \ r;r), for readable graphs.
+inline BitMatrix immediate(const BitMatrix& r) { return r - r.compose(r); }
+
+/// Builds the witness of one execution: events with values, po (immediate), rf, co (immediate),
+/// fr, sc (immediate), non-empty async relations, and the model's shown relations.
+inline check::Witness makeWitness(const events::Skeleton& sk, const Dynamic& d, const std::vector<int64_t>& reads,
+                                  Evaluator& ev, const std::vector<std::pair<std::string, BitMatrix>>& shows) {
+  check::Witness w;
+  const auto& prog = *sk.program;
+  for (size_t i = 0; i < sk.size(); ++i) {
+    const events::Event& e = sk.event(i);
+    check::WitnessEvent we;
+    we.id = e.id;
+    we.thread = e.isInit ? -1 : e.thread;
+    we.isInit = e.isInit;
+    we.label = e.label;
+    we.kind = e.type == events::EventType::Read ? "R" : e.type == events::EventType::Write ? "W" : "F";
+    if (e.type == events::EventType::Read)
+      we.value = reads[static_cast<size_t>(e.id)];
+    else if (e.type == events::EventType::Write && e.value >= 0)
+      we.value = ev.eval(e.value, reads);
+    for (const auto& tag : e.tags)
+      if (tag.rfind("PF_", 0) == 0) we.proxyFence = true;
+    w.events.push_back(std::move(we));
+  }
+  auto add = [&](const std::string& name, const BitMatrix& m) {
+    auto& v = w.relations[name];
+    m.forEach([&](size_t a, size_t b) { v.emplace_back(sk.events[a], sk.events[b]); });
+    if (v.empty()) w.relations.erase(name);
+  };
+  if (auto it = sk.relations.find("po"); it != sk.relations.end()) add("po", immediate(it->second));
+  add("rf", d.rf);
+  add("co", immediate(d.co));
+  add("fr", d.rf.transpose().compose(d.co));
+  add("sc", immediate(d.sc));
+  for (const char* r : {"issue", "aso", "async-complete", "bar-sync", "cluster-sync"})
+    if (auto it = sk.relations.find(r); it != sk.relations.end()) add(r, it->second);
+  for (const auto& [name, m] : shows)
+    if (!w.relations.count(name)) add(name, m);
+  (void)prog;
+  return w;
+}
+
+/// Shown relations of a concrete run (RunOptions::collectShows), as matrices.
+inline std::vector<std::pair<std::string, BitMatrix>> shownRelations(const cat::Outcome<cat::BitAlgebra>& o) {
+  std::vector<std::pair<std::string, BitMatrix>> out;
+  for (const auto& s : o.shows)
+    if (s.rel) out.emplace_back(s.name, *s.rel);
+  return out;
+}
+
+}  // namespace ptxmm::enumeration

@@ -1,0 +1,355 @@
+// The explicit engine: rf × co × sc enumeration per skeleton, concrete model evaluation.
+#include "enum/Engine.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "cat/BitAlgebra.hpp"
+#include "cat/Interpreter.hpp"
+#include "enum/Concrete.hpp"
+#include "events/Skeleton.hpp"
+
+namespace ptxmm::enumeration {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Thrown internally to stop the enumeration (timeout, candidate limit, cancel).
+struct Stop {
+  std::string why;
+};
+
+// All strict total orders of `items` (compact indices), as matrices over n events, with `first`
+// (the init write, or -1) ordered before every item.
+std::vector<BitMatrix> totalOrders(std::vector<int> items, int first, size_t n) {
+  std::vector<BitMatrix> out;
+  std::sort(items.begin(), items.end());
+  do {
+    BitMatrix m(n);
+    for (size_t a = 0; a < items.size(); ++a) {
+      if (first >= 0) m.set(static_cast<size_t>(first), static_cast<size_t>(items[a]));
+      for (size_t b = a + 1; b < items.size(); ++b) m.set(static_cast<size_t>(items[a]), static_cast<size_t>(items[b]));
+    }
+    out.push_back(std::move(m));
+  } while (std::next_permutation(items.begin(), items.end()));
+  return out;
+}
+
+class Enumerator {
+ public:
+  Enumerator(const events::EventProgram& prog, const cat::Model& model, const check::StateSpec& spec,
+             const EnumOptions& opts)
+      : prog_(prog), spec_(spec), opts_(opts), interp_(model), ev_(prog.exprs), t0_(Clock::now()) {
+    const auto& names = interp_.builtinNames();
+    useSc_ = std::find(names.begin(), names.end(), "sc") != names.end();
+    // Interesting values for guessing thin-air cycles: every constant of the program.
+    std::set<int64_t> cs{0};
+    for (size_t i = 0; i < prog.exprs.size(); ++i)
+      if (prog.exprs.node(static_cast<events::ExprId>(i)).op == events::ExprOp::Const)
+        cs.insert(prog.exprs.node(static_cast<events::ExprId>(i)).value);
+    guessDomain_.assign(cs.begin(), cs.end());
+    if (guessDomain_.size() > 32) guessDomain_.resize(32);
+  }
+
+  check::EngineResult run() {
+    check::EngineResult res;
+    try {
+      events::forEachPathChoice(prog_, [&](const std::vector<int>& choice) {
+        runSkeleton(events::buildSkeleton(prog_, choice));
+        return true;
+      });
+    } catch (const Stop& s) {
+      res.status = check::Status::Unknown;
+      res.message = s.why;
+    } catch (const DiagnosticError& e) {
+      res.status = check::Status::Error;
+      res.message = e.what();
+    }
+    for (auto& [key, st] : states_) res.states.push_back(std::move(st));
+    res.candidates = candidates_;
+    return res;
+  }
+
+ private:
+  void tick() {
+    ++candidates_;
+    if ((candidates_ & 255) != 0) return;
+    if (opts_.cancel && opts_.cancel->load()) throw Stop{"cancelled"};
+    if (opts_.maxCandidates && candidates_ > opts_.maxCandidates)
+      throw Stop{fmt::format("more than {} candidate executions", opts_.maxCandidates)};
+    if (opts_.timeoutSeconds > 0 && std::chrono::duration<double>(Clock::now() - t0_).count() > opts_.timeoutSeconds)
+      throw Stop{
+          fmt::format("timeout after {:.0f} ms ({} candidates examined)", opts_.timeoutSeconds * 1000, candidates_)};
+  }
+
+  void runSkeleton(const events::Skeleton& sk) {
+    sk_ = &sk;
+    n_ = sk.size();
+    alg_.emplace(n_);
+    bindStatic(*alg_, sk);
+    // Reads and their possible sources.
+    reads_.clear();
+    sources_.clear();
+    for (size_t i = 0; i < n_; ++i) {
+      const events::Event& e = sk.event(i);
+      if (e.type != events::EventType::Read) continue;
+      reads_.push_back(static_cast<int>(i));
+      sources_.push_back(sk.writesByLoc.at(static_cast<size_t>(e.loc)));
+      if (sources_.back().empty())
+        throw DiagnosticError(e.src, fmt::format("read e{} has no write to read from", e.id));
+    }
+    // Value dependencies of every write.
+    readIndex_.assign(n_, -1);
+    for (size_t k = 0; k < reads_.size(); ++k) readIndex_[static_cast<size_t>(reads_[k])] = static_cast<int>(k);
+    writeDeps_.assign(n_, {});
+    for (size_t i = 0; i < n_; ++i) {
+      const events::Event& e = sk.event(i);
+      if (e.type != events::EventType::Write || e.value < 0) continue;
+      std::vector<events::EventId> deps;
+      prog_.exprs.collectReads(e.value, deps);
+      for (events::EventId d : deps) {
+        int di = sk.indexOf(d);
+        if (di < 0) throw DiagnosticError(e.src, fmt::format("write e{} depends on inactive read e{}", e.id, d));
+        writeDeps_[i].push_back(readIndex_[static_cast<size_t>(di)]);
+      }
+    }
+    // co orders per location; sc orders.
+    coChoices_.clear();
+    for (const auto& ws : sk.writesByLoc) {
+      if (ws.empty()) continue;
+      int init = sk.event(static_cast<size_t>(ws[0])).isInit ? ws[0] : -1;
+      std::vector<int> rest(ws.begin() + (init >= 0 ? 1 : 0), ws.end());
+      coChoices_.push_back(totalOrders(rest, init, n_));
+    }
+    scChoices_.clear();
+    if (useSc_ && sk.sets.count("F_SC")) {
+      std::vector<int> fs;
+      sk.set("F_SC").forEach([&](size_t i) { fs.push_back(static_cast<int>(i)); });
+      scChoices_ = totalOrders(fs, -1, n_);
+    } else {
+      scChoices_.push_back(BitMatrix(n_));
+    }
+    readVals_.assign(prog_.events.size(), 0);
+    src_.assign(reads_.size(), 0);
+    enumerateRf(0);
+  }
+
+  // Odometer over rf choices, one read at a time.
+  void enumerateRf(size_t k) {
+    if (k == reads_.size()) {
+      resolveValues();
+      return;
+    }
+    for (size_t c = 0; c < sources_[k].size(); ++c) {
+      src_[k] = sources_[k][c];
+      enumerateRf(k + 1);
+    }
+  }
+
+  // Values of the reads for the current rf choice, in dependency order. The model itself does not
+  // depend on values, so a cyclic value dependency (a thin-air candidate) is only solved when some
+  // co/sc choice is allowed by the model: then values are guessed from the program's constants and
+  // the consistent guesses kept.
+  void resolveValues() {
+    solutions_.clear();
+    solved_ = false;
+    std::vector<char> known(reads_.size(), 0);
+    ev_.reset();
+    if (propagate(known)) {
+      solutions_.push_back(readVals_);
+      solved_ = true;
+      if (!guardsHold()) return;  // no execution for this rf choice, whatever co and sc are
+    }
+    known_ = std::move(known);
+    enumerateCo();
+  }
+
+  // Resolves every read whose source value is computable; true if all are resolved.
+  bool propagate(std::vector<char>& known) {
+    bool progress = true;
+    while (progress) {
+      progress = false;
+      for (size_t k = 0; k < reads_.size(); ++k) {
+        if (known[k]) continue;
+        size_t w = static_cast<size_t>(src_[k]);
+        bool ready = true;
+        for (int d : writeDeps_[w])
+          if (d >= 0 && !known[static_cast<size_t>(d)]) ready = false;
+        if (!ready) continue;
+        const events::Event& we = sk_->event(w);
+        readVals_[static_cast<size_t>(sk_->event(static_cast<size_t>(reads_[k])).id)] =
+            we.value >= 0 ? ev_.eval(we.value, readVals_) : 0;
+        known[k] = 1;
+        progress = true;
+      }
+    }
+    return std::find(known.begin(), known.end(), 0) == known.end();
+  }
+
+  bool guardsHold() {
+    for (events::ExprId g : sk_->guards)
+      if (ev_.eval(g, readVals_) == 0) return false;
+    return true;
+  }
+
+  // Solves a cyclic candidate by guessing (on demand, once per rf choice).
+  void solveCyclic() {
+    solved_ = true;
+    std::vector<std::pair<size_t, int64_t>> guesses;
+    guess(known_, guesses);
+  }
+
+  void guess(const std::vector<char>& known0, std::vector<std::pair<size_t, int64_t>>& guesses) {
+    std::vector<char> known = known0;
+    ev_.reset();
+    if (propagate(known)) {
+      for (auto [k, v] : guesses) {
+        const events::Event& we = sk_->event(static_cast<size_t>(src_[k]));
+        if ((we.value >= 0 ? ev_.eval(we.value, readVals_) : 0) != v) return;
+      }
+      if (guardsHold()) solutions_.push_back(readVals_);
+      return;
+    }
+    if (guesses.size() >= 3) throw Stop{"value dependency cycle of an allowed candidate too large to solve"};
+    // Guess a read that lies on a cycle: follow unknown dependencies until one repeats.
+    size_t k = static_cast<size_t>(std::find(known.begin(), known.end(), 0) - known.begin());
+    std::vector<char> seen(reads_.size(), 0);
+    while (!seen[k]) {
+      seen[k] = 1;
+      for (int d : writeDeps_[static_cast<size_t>(src_[k])])
+        if (d >= 0 && !known[static_cast<size_t>(d)]) {
+          k = static_cast<size_t>(d);
+          break;
+        }
+    }
+    for (int64_t v : guessDomain_) {
+      std::vector<char> kn = known;
+      kn[k] = 1;
+      readVals_[static_cast<size_t>(sk_->event(static_cast<size_t>(reads_[k])).id)] = v;
+      guesses.emplace_back(k, v);
+      guess(kn, guesses);
+      guesses.pop_back();
+    }
+  }
+
+  void enumerateCo() {
+    rf_ = BitMatrix(n_);
+    for (size_t k = 0; k < reads_.size(); ++k) rf_.set(static_cast<size_t>(src_[k]), static_cast<size_t>(reads_[k]));
+    coPick_.assign(coChoices_.size(), 0);
+    for (;;) {
+      BitMatrix co(n_);
+      for (size_t l = 0; l < coChoices_.size(); ++l) co |= coChoices_[l][coPick_[l]];
+      bool ok = true;
+      for (int r : sk_->readsFinal) {
+        int k = r >= 0 ? readIndex_[static_cast<size_t>(r)] : -1;
+        if (k >= 0 && co.row(static_cast<size_t>(src_[static_cast<size_t>(k)])).any()) ok = false;
+      }
+      if (ok)
+        for (const auto& sc : scChoices_) evaluateCandidate(co, sc);
+      size_t l = 0;
+      while (l < coChoices_.size() && ++coPick_[l] == coChoices_[l].size()) coPick_[l++] = 0;
+      if (l == coChoices_.size()) break;
+    }
+  }
+
+  void evaluateCandidate(const BitMatrix& co, const BitMatrix& sc) {
+    tick();
+    Dynamic d{rf_, co, sc};
+    bindDynamic(*alg_, *sk_, d);
+    cat::ModelResult<cat::BitAlgebra> r = interp_.run(*alg_);
+    bool anyAllowed = false;
+    for (const auto& o : r.outcomes) anyAllowed = anyAllowed || cat::isAllowed(o);
+    if (!anyAllowed) return;
+    if (!solved_) solveCyclic();
+    for (const auto& sol : solutions_) {
+      readVals_ = sol;
+      ev_.reset();
+      bool undefined = false;
+      for (const auto& [e, why] : sk_->undefinedIf)
+        if (ev_.eval(e, readVals_) != 0) undefined = true;
+      for (const auto& o : r.outcomes) {
+        if (!cat::isAllowed(o)) continue;
+        std::vector<int64_t> vals = finalValues(
+            spec_, *sk_, co,
+            [&](int w) {
+              const events::Event& e = sk_->event(static_cast<size_t>(w));
+              return e.value >= 0 ? ev_.eval(e.value, readVals_) : int64_t{0};
+            },
+            [&](events::ExprId x) { return ev_.eval(x, readVals_); });
+        std::string key = spec_.key(vals);
+        auto [it, fresh] = states_.try_emplace(key);
+        check::StateResult& st = it->second;
+        if (fresh) {
+          st.key = key;
+          st.values = vals;
+          st.satisfies = spec_.satisfies(vals);
+          if (opts_.witnesses) {
+            cat::RunOptions ro;
+            ro.collectShows = true;
+            auto shown = interp_.run(*alg_, ro);
+            std::vector<std::pair<std::string, BitMatrix>> shows;
+            if (!shown.outcomes.empty()) shows = shownRelations(shown.outcomes.front());
+            st.witness = makeWitness(*sk_, d, readVals_, ev_, shows);
+          }
+        }
+        ++st.executions;
+        for (auto& f : cat::raisedFlags(o)) st.flags.insert(f);
+        if (undefined || cat::isUndefined(o)) st.flags.insert("undefined");
+        if (sk_->cut) st.flags.insert("cut");
+        if (sk_->blocked) st.flags.insert("deadlock");
+      }
+    }
+  }
+
+  const events::EventProgram& prog_;
+  const check::StateSpec& spec_;
+  const EnumOptions& opts_;
+  cat::Interpreter<cat::BitAlgebra> interp_;
+  Evaluator ev_;
+  Clock::time_point t0_;
+  bool useSc_ = false;
+  std::vector<int64_t> guessDomain_;
+  uint64_t candidates_ = 0;
+  std::map<std::string, check::StateResult> states_;
+
+  // Per skeleton.
+  const events::Skeleton* sk_ = nullptr;
+  size_t n_ = 0;
+  std::optional<cat::BitAlgebra> alg_;
+  std::vector<int> reads_;
+  std::vector<std::vector<int>> sources_;
+  std::vector<int> readIndex_;               // compact index -> index in reads_ (-1: not a read)
+  std::vector<std::vector<int>> writeDeps_;  // per write: indices in reads_ of the reads its value uses
+  std::vector<std::vector<BitMatrix>> coChoices_;
+  std::vector<BitMatrix> scChoices_;
+  std::vector<size_t> coPick_;
+  // Per candidate.
+  std::vector<int> src_;
+  std::vector<int64_t> readVals_;
+  BitMatrix rf_;
+  std::vector<char> known_;                      // reads resolved without guessing
+  bool solved_ = false;                          // solutions_ computed for this rf choice
+  std::vector<std::vector<int64_t>> solutions_;  // read values (by EventId) of the consistent solutions
+};
+
+}  // namespace
+
+check::EngineResult runEnum(const events::EventProgram& program, const cat::Model& model, const check::StateSpec& spec,
+                            const EnumOptions& options) {
+  try {
+    Enumerator e(program, model, spec, options);
+    return e.run();
+  } catch (const DiagnosticError& e) {
+    check::EngineResult r;
+    r.status = check::Status::Error;
+    r.message = e.what();
+    return r;
+  }
+}
+
+}  // namespace ptxmm::enumeration

@@ -1,0 +1,29 @@
+// The explicit engine: for each path choice (one path per thread), enumerate the candidate executions
+// (rf × co × sc), resolve the values, run the cat model with the concrete bit-matrix algebra on each
+// candidate, and collect the final states of the allowed ones with their flags and a witness.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "cat/Model.hpp"
+#include "check/StateSpec.hpp"
+#include "check/Verdict.hpp"
+#include "events/EventProgram.hpp"
+
+namespace ptxmm::enumeration {
+
+/// Options of the explicit engine.
+struct EnumOptions {
+  bool witnesses = true;                      ///< keep one witness execution per state
+  uint64_t maxCandidates = 0;                 ///< 0 = unlimited; more → Status::Unknown
+  double timeoutSeconds = 0;                  ///< 0 = none; exceeded → Status::Unknown
+  const std::atomic<bool>* cancel = nullptr;  ///< set by the caller to stop early (→ Unknown)
+};
+
+/// Runs the explicit engine on a lowered test against a loaded model. Never throws for bad input:
+/// model evaluation errors become Status::Error with the message.
+[[nodiscard]] check::EngineResult runEnum(const events::EventProgram& program, const cat::Model& model,
+                                          const check::StateSpec& spec, const EnumOptions& options = {});
+
+}  // namespace ptxmm::enumeration

@@ -1,0 +1,33 @@
+// The Z3 engine: per path choice, rf / co / sc as Boolean variables, values as 64-bit bit-vectors,
+// the cat model evaluated once with the symbolic algebra (SymAlgebra), every named axiom a tracked
+// assertion. All reachable final states are found by incremental solving with blocking clauses over
+// the final-state terms; flags are decided per state; unsat cores name the axioms that forbid the
+// condition's outcome.
+#pragma once
+
+#include <z3++.h>
+
+#include <cstdint>
+
+#include "cat/Model.hpp"
+#include "check/StateSpec.hpp"
+#include "check/Verdict.hpp"
+#include "events/EventProgram.hpp"
+
+namespace ptxmm::smt {
+
+/// Options of the smt engine.
+struct SmtOptions {
+  unsigned timeoutMs = 0;        ///< budget for the whole test (all queries); 0 = none. Exceeded → Status::Unknown
+  bool witnesses = true;         ///< extract one witness per state
+  bool countExecutions = false;  ///< count allowed executions per state (slow); else 1 per state
+  bool explain = true;           ///< unsat core of the condition's outcome when it is unreachable
+  size_t maxStates = 4096;       ///< more distinct states → Status::Unknown
+};
+
+/// Runs the smt engine in `ctx` (one context per thread). Never throws: z3 exceptions and model
+/// errors become Status::Error / Unknown with a message.
+[[nodiscard]] check::EngineResult runSmt(z3::context& ctx, const events::EventProgram& program, const cat::Model& model,
+                                         const check::StateSpec& spec, const SmtOptions& options = {});
+
+}  // namespace ptxmm::smt

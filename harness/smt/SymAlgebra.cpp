@@ -1,0 +1,370 @@
+// Symbolic cat algebra: tri-state matrices over hash-consed z3 terms.
+#include "smt/SymAlgebra.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+
+namespace ptxmm::smt {
+
+namespace {
+
+uint64_t pairKey(Lit a, Lit b) {
+  if (a > b) std::swap(a, b);
+  return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// TermTable
+
+TermTable::TermTable(z3::context& ctx) : ctx_(ctx) {}
+
+Lit TermTable::add(const z3::expr& e) {
+  auto it = exprIndex_.find(e.id());
+  if (it != exprIndex_.end()) return it->second;
+  terms_.push_back(e);
+  neg_.push_back(kFalse);
+  Lit l = static_cast<Lit>(terms_.size() + 1);
+  exprIndex_.emplace(e.id(), l);
+  return l;
+}
+
+Lit TermTable::var(const std::string& name) {
+  return add(ctx_.bool_const(fmt::format("{}!{}", name, fresh_++).c_str()));
+}
+
+Lit TermTable::fromExpr(const z3::expr& e) {
+  if (e.is_true()) return kTrue;
+  if (e.is_false()) return kFalse;
+  return add(e);
+}
+
+z3::expr TermTable::expr(Lit l) const {
+  if (l == kFalse) return ctx_.bool_val(false);
+  if (l == kTrue) return ctx_.bool_val(true);
+  return terms_[static_cast<size_t>(l - 2)];
+}
+
+Lit TermTable::mkNot(Lit a) {
+  if (a == kFalse) return kTrue;
+  if (a == kTrue) return kFalse;
+  Lit& c = neg_[static_cast<size_t>(a - 2)];
+  if (c != kFalse) return c;
+  Lit r = add(!terms_[static_cast<size_t>(a - 2)]);
+  // add() may have reallocated neg_: index again.
+  neg_[static_cast<size_t>(a - 2)] = r;
+  if (r >= 2) neg_[static_cast<size_t>(r - 2)] = a;
+  return r;
+}
+
+Lit TermTable::mkAnd(Lit a, Lit b) {
+  if (a == kFalse || b == kFalse) return kFalse;
+  if (a == kTrue) return b;
+  if (b == kTrue) return a;
+  if (a == b) return a;
+  if (neg_[static_cast<size_t>(a - 2)] == b) return kFalse;
+  uint64_t k = pairKey(a, b);
+  auto it = andCache_.find(k);
+  if (it != andCache_.end()) return it->second;
+  Lit r = add(expr(a) && expr(b));
+  andCache_.emplace(k, r);
+  return r;
+}
+
+Lit TermTable::mkOr(Lit a, Lit b) {
+  if (a == kTrue || b == kTrue) return kTrue;
+  if (a == kFalse) return b;
+  if (b == kFalse) return a;
+  if (a == b) return a;
+  if (neg_[static_cast<size_t>(a - 2)] == b) return kTrue;
+  uint64_t k = pairKey(a, b);
+  auto it = orCache_.find(k);
+  if (it != orCache_.end()) return it->second;
+  Lit r = add(expr(a) || expr(b));
+  orCache_.emplace(k, r);
+  return r;
+}
+
+Lit TermTable::mkAndN(const std::vector<Lit>& ls) {
+  std::vector<Lit> xs;
+  for (Lit l : ls) {
+    if (l == kFalse) return kFalse;
+    if (l != kTrue) xs.push_back(l);
+  }
+  std::sort(xs.begin(), xs.end());
+  xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+  if (xs.empty()) return kTrue;
+  if (xs.size() == 1) return xs[0];
+  if (xs.size() == 2) return mkAnd(xs[0], xs[1]);
+  z3::expr_vector v(ctx_);
+  for (Lit l : xs) v.push_back(expr(l));
+  return add(z3::mk_and(v));
+}
+
+Lit TermTable::mkOrN(const std::vector<Lit>& ls) {
+  std::vector<Lit> xs;
+  for (Lit l : ls) {
+    if (l == kTrue) return kTrue;
+    if (l != kFalse) xs.push_back(l);
+  }
+  std::sort(xs.begin(), xs.end());
+  xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+  if (xs.empty()) return kFalse;
+  if (xs.size() == 1) return xs[0];
+  if (xs.size() == 2) return mkOr(xs[0], xs[1]);
+  z3::expr_vector v(ctx_);
+  for (Lit l : xs) v.push_back(expr(l));
+  return add(z3::mk_or(v));
+}
+
+// ---------------------------------------------------------------------------------------------
+// SymAlgebra
+
+SymAlgebra::SymAlgebra(TermTable& terms, size_t n, std::string prefix) : n_(n), t_(terms), prefix_(std::move(prefix)) {}
+
+void SymAlgebra::setSet(std::string name, SymSet s) { sets_[std::move(name)] = std::move(s); }
+void SymAlgebra::setRel(std::string name, SymRel r) { rels_[std::move(name)] = std::move(r); }
+
+SymSet SymAlgebra::constSet(const BitSet& s) const {
+  SymSet r = emptySet();
+  s.forEach([&](size_t i) { r.v[i] = kTrue; });
+  return r;
+}
+
+SymRel SymAlgebra::constRel(const BitMatrix& m) const {
+  SymRel r = emptyRel();
+  m.forEach([&](size_t i, size_t j) { r.m[i * n_ + j] = kTrue; });
+  return r;
+}
+
+SymRel SymAlgebra::identity() const {
+  SymRel r = emptyRel();
+  for (size_t i = 0; i < n_; ++i) r.m[i * n_ + i] = kTrue;
+  return r;
+}
+
+SymSet SymAlgebra::setUnion(const Set& a, const Set& b) {
+  Set r = a;
+  for (size_t i = 0; i < n_; ++i) r.v[i] = t_.mkOr(a.v[i], b.v[i]);
+  return r;
+}
+SymSet SymAlgebra::setInter(const Set& a, const Set& b) {
+  Set r = a;
+  for (size_t i = 0; i < n_; ++i) r.v[i] = t_.mkAnd(a.v[i], b.v[i]);
+  return r;
+}
+SymSet SymAlgebra::setDiff(const Set& a, const Set& b) {
+  Set r = a;
+  for (size_t i = 0; i < n_; ++i) r.v[i] = t_.mkAnd(a.v[i], t_.mkNot(b.v[i]));
+  return r;
+}
+SymSet SymAlgebra::setComplement(const Set& a) {
+  Set r = a;
+  for (auto& x : r.v) x = t_.mkNot(x);
+  return r;
+}
+SymRel SymAlgebra::relUnion(const Rel& a, const Rel& b) {
+  Rel r = a;
+  for (size_t i = 0; i < r.m.size(); ++i) r.m[i] = t_.mkOr(a.m[i], b.m[i]);
+  return r;
+}
+SymRel SymAlgebra::relInter(const Rel& a, const Rel& b) {
+  Rel r = a;
+  for (size_t i = 0; i < r.m.size(); ++i) r.m[i] = t_.mkAnd(a.m[i], b.m[i]);
+  return r;
+}
+SymRel SymAlgebra::relDiff(const Rel& a, const Rel& b) {
+  Rel r = a;
+  for (size_t i = 0; i < r.m.size(); ++i) r.m[i] = t_.mkAnd(a.m[i], t_.mkNot(b.m[i]));
+  return r;
+}
+SymRel SymAlgebra::relComplement(const Rel& a) {
+  Rel r = a;
+  for (auto& x : r.m) x = t_.mkNot(x);
+  return r;
+}
+
+SymRel SymAlgebra::seq(const Rel& a, const Rel& b) {
+  Rel r = emptyRel();
+  // Non-false entries of b per row, so the product only visits possible pairs.
+  std::vector<std::vector<uint32_t>> bRows(n_);
+  for (size_t k = 0; k < n_; ++k)
+    for (size_t j = 0; j < n_; ++j)
+      if (b.m[k * n_ + j] != kFalse) bRows[k].push_back(static_cast<uint32_t>(j));
+  std::vector<std::vector<Lit>> acc(n_);
+  std::vector<char> isTrue(n_);
+  for (size_t i = 0; i < n_; ++i) {
+    std::fill(isTrue.begin(), isTrue.end(), 0);
+    for (auto& v : acc) v.clear();
+    bool any = false;
+    for (size_t k = 0; k < n_; ++k) {
+      Lit aik = a.m[i * n_ + k];
+      if (aik == kFalse) continue;
+      for (uint32_t j : bRows[k]) {
+        if (isTrue[j]) continue;
+        Lit t = t_.mkAnd(aik, b.m[k * n_ + j]);
+        if (t == kTrue) {
+          isTrue[j] = 1;
+        } else {
+          acc[j].push_back(t);
+        }
+        any = true;
+      }
+    }
+    if (!any) continue;
+    for (size_t j = 0; j < n_; ++j) r.m[i * n_ + j] = isTrue[j] ? kTrue : t_.mkOrN(acc[j]);
+  }
+  return r;
+}
+
+SymRel SymAlgebra::cross(const Set& a, const Set& b) {
+  Rel r = emptyRel();
+  for (size_t i = 0; i < n_; ++i) {
+    if (a.v[i] == kFalse) continue;
+    for (size_t j = 0; j < n_; ++j) r.m[i * n_ + j] = t_.mkAnd(a.v[i], b.v[j]);
+  }
+  return r;
+}
+
+SymRel SymAlgebra::diag(const Set& a) {
+  Rel r = emptyRel();
+  for (size_t i = 0; i < n_; ++i) r.m[i * n_ + i] = a.v[i];
+  return r;
+}
+
+SymRel SymAlgebra::inverse(const Rel& a) {
+  Rel r = emptyRel();
+  for (size_t i = 0; i < n_; ++i)
+    for (size_t j = 0; j < n_; ++j) r.m[j * n_ + i] = a.m[i * n_ + j];
+  return r;
+}
+
+BitMatrix SymAlgebra::mayMatrix(const Rel& a) const {
+  BitMatrix m(n_);
+  for (size_t i = 0; i < n_; ++i)
+    for (size_t j = 0; j < n_; ++j)
+      if (a.m[i * n_ + j] != kFalse) m.set(i, j);
+  return m;
+}
+
+SymRel SymAlgebra::plus(const Rel& a) {
+  bool allConst = std::all_of(a.m.begin(), a.m.end(), [](Lit l) { return l == kFalse || l == kTrue; });
+  BitMatrix may = mayMatrix(a);
+  if (allConst) return constRel(may.transitiveClosure());
+  // Paths of the closure only visit events that have a possible edge.
+  size_t active = (may.domain() | may.range()).count();
+  int steps = 0;
+  while ((size_t{1} << steps) < active) ++steps;
+  Rel r = a;
+  for (int s = 0; s < steps; ++s) {
+    Rel next = relUnion(r, seq(r, r));
+    if (sameRel(next, r)) break;
+    r = std::move(next);
+  }
+  return r;
+}
+
+SymRel SymAlgebra::star(const Rel& a) { return relUnion(plus(a), identity()); }
+
+SymRel SymAlgebra::opt(const Rel& a) { return relUnion(a, identity()); }
+
+SymSet SymAlgebra::domain(const Rel& a) {
+  Set r = emptySet();
+  for (size_t i = 0; i < n_; ++i) r.v[i] = t_.mkOrN(std::vector<Lit>(a.m.begin() + i * n_, a.m.begin() + (i + 1) * n_));
+  return r;
+}
+
+SymSet SymAlgebra::range(const Rel& a) {
+  Set r = emptySet();
+  std::vector<Lit> col(n_);
+  for (size_t j = 0; j < n_; ++j) {
+    for (size_t i = 0; i < n_; ++i) col[i] = a.m[i * n_ + j];
+    r.v[j] = t_.mkOrN(col);
+  }
+  return r;
+}
+
+SymBool SymAlgebra::acyclic(const Rel& a) {
+  BitMatrix may = mayMatrix(a);
+  BitMatrix mayPlus = may.transitiveClosure();
+  if (mayPlus.irreflexive()) return {kTrue, -1};
+  BitMatrix must(n_);
+  for (size_t i = 0; i < n_; ++i)
+    for (size_t j = 0; j < n_; ++j)
+      if (a.m[i * n_ + j] == kTrue) must.set(i, j);
+  if (!must.acyclic()) return {kFalse, -1};
+  // Clock constraints only for edges inside a non-trivial strongly connected component of the
+  // possible edges: other edges cannot lie on a cycle.
+  std::vector<int> comp(n_, -1);
+  std::vector<size_t> compSize;
+  for (size_t i = 0; i < n_; ++i) {
+    if (comp[i] >= 0 || !mayPlus.test(i, i)) continue;
+    int c = static_cast<int>(compSize.size());
+    compSize.push_back(0);
+    for (size_t j = 0; j < n_; ++j)
+      if (j == i || (mayPlus.test(i, j) && mayPlus.test(j, i))) comp[j] = c, ++compSize.back();
+  }
+  int id = clocks_++;
+  std::vector<std::optional<z3::expr>> clock(n_);
+  auto clk = [&](size_t i) -> z3::expr {
+    if (!clock[i]) clock[i] = t_.ctx().int_const(fmt::format("{}clk{}_e{}", prefix_, id, i).c_str());
+    return *clock[i];
+  };
+  std::vector<Lit> clauses;
+  for (size_t i = 0; i < n_; ++i) {
+    if (comp[i] < 0) continue;
+    for (size_t j = 0; j < n_; ++j) {
+      Lit e = a.m[i * n_ + j];
+      if (e == kFalse || comp[j] != comp[i]) continue;
+      if (i == j) {
+        clauses.push_back(t_.mkNot(e));
+      } else {
+        clauses.push_back(t_.mkImplies(e, t_.fromExpr(clk(i) < clk(j))));
+      }
+    }
+  }
+  acyclicStore_.push_back(a);
+  return {t_.mkAndN(clauses), static_cast<int>(acyclicStore_.size() - 1)};
+}
+
+SymBool SymAlgebra::irreflexive(const Rel& a) {
+  std::vector<Lit> xs;
+  for (size_t i = 0; i < n_; ++i) xs.push_back(t_.mkNot(a.m[i * n_ + i]));
+  return {t_.mkAndN(xs), -1};
+}
+
+SymBool SymAlgebra::isEmptySet(const Set& a) { return {t_.mkNot(t_.mkOrN(a.v)), -1}; }
+
+SymBool SymAlgebra::isEmptyRel(const Rel& a) { return {t_.mkNot(t_.mkOrN(a.m)), -1}; }
+
+SymBool SymAlgebra::notB(const Bool& b) {
+  if (b.acyclicOf >= 0 && b.lit != kTrue && b.lit != kFalse) {
+    // The clock encoding is existential: its negation would not mean "has a cycle".
+    Rel r = acyclicStore_[static_cast<size_t>(b.acyclicOf)];
+    return {t_.mkNot(irreflexive(plus(r)).lit), -1};
+  }
+  return {t_.mkNot(b.lit), -1};
+}
+
+std::optional<SymSet> SymAlgebra::builtinSet(std::string_view name) const {
+  auto it = sets_.find(std::string(name));
+  if (it == sets_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<SymRel> SymAlgebra::builtinRel(std::string_view name) const {
+  auto it = rels_.find(std::string(name));
+  if (it == rels_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<bool> SymAlgebra::knownBool(const Bool& b) const {
+  if (b.lit == kTrue) return true;
+  if (b.lit == kFalse) return false;
+  return std::nullopt;
+}
+
+}  // namespace ptxmm::smt

@@ -1,0 +1,193 @@
+// The symbolic cat algebra of the smt engine: event sets are vectors and relations n×n matrices of
+// Boolean entries, each entry a tri-state literal (constant false / constant true / a z3 term), so
+// that the encoding only contains what can vary between executions of one skeleton. Terms are
+// hash-consed in a TermTable; and/or/not simplify constants away. Closures use iterated squaring
+// over the statically possible part of the relation; `acyclic` introduces integer clock variables
+// (r(i,j) → c_i < c_j) restricted to the non-trivial strongly connected components of the
+// relation's possible edges.
+#pragma once
+
+#include <z3++.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "cat/Algebra.hpp"
+#include "support/BitMatrix.hpp"
+
+namespace ptxmm::smt {
+
+/// A tri-state Boolean: 0 = constant false, 1 = constant true, k ≥ 2 = term k of a TermTable.
+using Lit = int32_t;
+/// Constant false.
+inline constexpr Lit kFalse = 0;
+/// Constant true.
+inline constexpr Lit kTrue = 1;
+
+/// Hash-consed Boolean terms over one z3::context, with constant folding.
+class TermTable {
+ public:
+  /// A table creating its terms in `ctx`.
+  explicit TermTable(z3::context& ctx);
+  /// The context.
+  z3::context& ctx() { return ctx_; }
+  /// A fresh Boolean variable named `name` (made unique).
+  Lit var(const std::string& name);
+  /// Wraps a z3 Boolean expression (constants are folded).
+  Lit fromExpr(const z3::expr& e);
+  /// The z3 expression of a literal.
+  z3::expr expr(Lit l) const;
+  /// a ∧ b.
+  Lit mkAnd(Lit a, Lit b);
+  /// a ∨ b.
+  Lit mkOr(Lit a, Lit b);
+  /// ¬a.
+  Lit mkNot(Lit a);
+  /// a → b.
+  Lit mkImplies(Lit a, Lit b) { return mkOr(mkNot(a), b); }
+  /// ⋀ ls.
+  Lit mkAndN(const std::vector<Lit>& ls);
+  /// ⋁ ls.
+  Lit mkOrN(const std::vector<Lit>& ls);
+  /// Number of terms created (a size measure of the encoding).
+  [[nodiscard]] size_t numTerms() const { return terms_.size(); }
+
+ private:
+  Lit add(const z3::expr& e);
+  z3::context& ctx_;
+  std::vector<z3::expr> terms_;  // terms_[k - 2] is term k
+  std::vector<Lit> neg_;         // neg_[k - 2]: cached negation (0 = none yet)
+  std::unordered_map<uint64_t, Lit> andCache_, orCache_;
+  std::unordered_map<unsigned, Lit> exprIndex_;  // z3 AST id → literal
+  int fresh_ = 0;
+};
+
+/// A symbolic event set.
+struct SymSet {
+  std::vector<Lit> v;  ///< membership per event
+};
+
+/// A symbolic relation (row-major n×n).
+struct SymRel {
+  std::vector<Lit> m;  ///< m[i*n+j]: (i, j) in the relation
+};
+
+/// A symbolic check value. `acyclicOf` ≥ 0 marks the clock encoding of `acyclic r` (only valid in
+/// positive positions); notB re-encodes it exactly through the closure.
+struct SymBool {
+  Lit lit = kTrue;     ///< the value
+  int acyclicOf = -1;  ///< index of r in the algebra's acyclic store, or -1
+};
+
+/// Symbolic algebra over n events (see cat/Algebra.hpp for the meaning of each member).
+class SymAlgebra {
+ public:
+  using Set = SymSet;    ///< an event set
+  using Rel = SymRel;    ///< a relation
+  using Bool = SymBool;  ///< a check value
+
+  /// An algebra over n events building terms in `terms`; `prefix` names clock variables.
+  SymAlgebra(TermTable& terms, size_t n, std::string prefix = "");
+
+  /// Binds (or rebinds) a built-in set.
+  void setSet(std::string name, SymSet s);
+  /// Binds (or rebinds) a built-in relation.
+  void setRel(std::string name, SymRel r);
+  /// A constant set from bits.
+  [[nodiscard]] SymSet constSet(const BitSet& s) const;
+  /// A constant relation from bits.
+  [[nodiscard]] SymRel constRel(const BitMatrix& r) const;
+  /// The term table.
+  TermTable& terms() { return t_; }
+  /// Entry (i, j) of r.
+  [[nodiscard]] Lit at(const SymRel& r, size_t i, size_t j) const { return r.m[i * n_ + j]; }
+
+  /// Number of events.
+  [[nodiscard]] size_t numEvents() const { return n_; }
+  /// {}.
+  Set emptySet() const { return {std::vector<Lit>(n_, kFalse)}; }
+  /// All events.
+  Set fullSet() const { return {std::vector<Lit>(n_, kTrue)}; }
+  /// 0.
+  Rel emptyRel() const { return {std::vector<Lit>(n_ * n_, kFalse)}; }
+  /// All pairs.
+  Rel fullRel() const { return {std::vector<Lit>(n_ * n_, kTrue)}; }
+  /// id.
+  Rel identity() const;
+  /// a | b.
+  Set setUnion(const Set& a, const Set& b);
+  /// a & b.
+  Set setInter(const Set& a, const Set& b);
+  /// a \ b.
+  Set setDiff(const Set& a, const Set& b);
+  /// ~a.
+  Set setComplement(const Set& a);
+  /// r | s.
+  Rel relUnion(const Rel& a, const Rel& b);
+  /// r & s.
+  Rel relInter(const Rel& a, const Rel& b);
+  /// r \ s.
+  Rel relDiff(const Rel& a, const Rel& b);
+  /// ~r.
+  Rel relComplement(const Rel& a);
+  /// r ; s.
+  Rel seq(const Rel& a, const Rel& b);
+  /// S * T.
+  Rel cross(const Set& a, const Set& b);
+  /// [S].
+  Rel diag(const Set& a);
+  /// r^-1.
+  Rel inverse(const Rel& a);
+  /// r+ (iterated squaring over the statically possible part).
+  Rel plus(const Rel& a);
+  /// r*.
+  Rel star(const Rel& a);
+  /// r?.
+  Rel opt(const Rel& a);
+  /// domain(r).
+  Set domain(const Rel& a);
+  /// range(r).
+  Set range(const Rel& a);
+  /// acyclic r (clock variables).
+  Bool acyclic(const Rel& a);
+  /// irreflexive r.
+  Bool irreflexive(const Rel& a);
+  /// empty S.
+  Bool isEmptySet(const Set& a);
+  /// empty r.
+  Bool isEmptyRel(const Rel& a);
+  /// Negation (exact also for acyclic).
+  Bool notB(const Bool& b);
+  /// Structural set equality.
+  bool sameSet(const Set& a, const Set& b) const { return a.v == b.v; }
+  /// Structural relation equality.
+  bool sameRel(const Rel& a, const Rel& b) const { return a.m == b.m; }
+  /// Built-in set by name.
+  std::optional<Set> builtinSet(std::string_view name) const;
+  /// Built-in relation by name.
+  std::optional<Rel> builtinRel(std::string_view name) const;
+  /// Constant value of a check if it is constant.
+  std::optional<bool> knownBool(const Bool& b) const;
+  /// Structural fixpoints are exact after n+1 iterations (closure-like definitions).
+  static constexpr bool kBoundedFixpointIsExact = true;
+
+ private:
+  BitMatrix mayMatrix(const Rel& a) const;
+  size_t n_;
+  TermTable& t_;
+  std::string prefix_;
+  int clocks_ = 0;
+  std::vector<Rel> acyclicStore_;
+  std::unordered_map<std::string, SymSet> sets_;
+  std::unordered_map<std::string, SymRel> rels_;
+};
+
+static_assert(cat::Algebra<SymAlgebra>);
+static_assert(cat::HasKnownBool<SymAlgebra>);
+
+}  // namespace ptxmm::smt

@@ -1,0 +1,257 @@
+// Both engines on textbook shapes under a small SC model; engine agreement; unsat cores; timeouts;
+// injected engine disagreement.
+#include <z3++.h>
+
+#include <catch2/catch.hpp>
+
+#include "cat/Model.hpp"
+#include "check/Check.hpp"
+#include "check/StateSpec.hpp"
+#include "events/Lower.hpp"
+#include "litmus/Parser.hpp"
+#include "smt/Engine.hpp"
+
+using namespace ptxmm;
+
+namespace {
+
+const char* kScModel = R"("SC-test"
+let com = rf | co | fr
+acyclic po | com as sc
+empty rmw & (fr ; co) as atomic
+flag ~empty (W & R) as never-raised
+)";
+
+cat::Model scModel() { return cat::parseModel(kScModel, "sc-test.cat"); }
+
+struct Shape {
+  const char* name;
+  const char* text;
+  check::Observation sc;  // textbook SC verdict for the condition
+  size_t states;          // number of SC-reachable final states
+};
+
+const Shape kShapes[] = {
+    {"SB", R"(PTX SB
+{ x = 0; y = 0 }
+ P0@cta 0,gpu 0       | P1@cta 1,gpu 0       ;
+ st.relaxed.gpu x, 1  | st.relaxed.gpu y, 1  ;
+ ld.relaxed.gpu r0, y | ld.relaxed.gpu r0, x ;
+exists (0:r0 == 0 /\ 1:r0 == 0)
+)",
+     check::Observation::Never, 3},
+    {"MP", R"(PTX MP
+{ x = 0; y = 0 }
+ P0@cta 0,gpu 0      | P1@cta 1,gpu 0       ;
+ st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, y ;
+ st.relaxed.gpu y, 1 | ld.relaxed.gpu r1, x ;
+exists (1:r0 == 1 /\ 1:r1 == 0)
+)",
+     check::Observation::Never, 3},
+    {"LB", R"(PTX LB
+{ x = 0; y = 0 }
+ P0@cta 0,gpu 0       | P1@cta 1,gpu 0       ;
+ ld.relaxed.gpu r0, x | ld.relaxed.gpu r0, y ;
+ st.relaxed.gpu y, 1  | st.relaxed.gpu x, 1  ;
+exists (0:r0 == 1 /\ 1:r0 == 1)
+)",
+     check::Observation::Never, 3},
+    {"IRIW", R"(PTX IRIW
+{ x = 0; y = 0 }
+ P0@cta 0,gpu 0      | P1@cta 1,gpu 0      | P2@cta 2,gpu 0       | P3@cta 3,gpu 0       ;
+ st.relaxed.gpu x, 1 | st.relaxed.gpu y, 1 | ld.relaxed.gpu r0, x | ld.relaxed.gpu r0, y ;
+                     |                     | ld.relaxed.gpu r1, y | ld.relaxed.gpu r1, x ;
+exists (2:r0 == 1 /\ 2:r1 == 0 /\ 3:r0 == 1 /\ 3:r1 == 0)
+)",
+     check::Observation::Never, 15},
+    {"2+2W", R"(PTX 2+2W
+{ x = 0; y = 0 }
+ P0@cta 0,gpu 0      | P1@cta 1,gpu 0      ;
+ st.relaxed.gpu x, 1 | st.relaxed.gpu y, 1 ;
+ st.relaxed.gpu y, 2 | st.relaxed.gpu x, 2 ;
+exists (x == 1 /\ y == 1)
+)",
+     check::Observation::Never, 3},
+    {"CoRR", R"(PTX CoRR
+{ x = 0 }
+ P0@cta 0,gpu 0      | P1@cta 1,gpu 0       ;
+ st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, x ;
+                     | ld.relaxed.gpu r1, x ;
+exists (1:r0 == 1 /\ 1:r1 == 0)
+)",
+     check::Observation::Never, 3},
+    {"CoWW", R"(PTX CoWW
+{ x = 0 }
+ P0@cta 0,gpu 0      ;
+ st.relaxed.gpu x, 1 ;
+ st.relaxed.gpu x, 2 ;
+exists (x == 1)
+)",
+     check::Observation::Never, 1},
+    {"SB-sometimes", R"(PTX SB-sometimes
+{ x = 0; y = 0 }
+ P0@cta 0,gpu 0       | P1@cta 1,gpu 0       ;
+ st.relaxed.gpu x, 1  | st.relaxed.gpu y, 1  ;
+ ld.relaxed.gpu r0, y | ld.relaxed.gpu r0, x ;
+exists (0:r0 == 1 /\ 1:r0 == 1)
+)",
+     check::Observation::Sometimes, 3},
+    {"CoWW-always", R"(PTX CoWW-always
+{ x = 0 }
+ P0@cta 0,gpu 0      ;
+ st.relaxed.gpu x, 1 ;
+ st.relaxed.gpu x, 2 ;
+forall (x == 2)
+)",
+     check::Observation::Never, 1},
+};
+
+}  // namespace
+
+TEST_CASE("both engines give the textbook SC verdicts and agree", "[check][engines]") {
+  cat::Model model = scModel();
+  for (const auto& shape : kShapes) {
+    SECTION(shape.name) {
+      litmus::Test test = litmus::parseTest(shape.text, std::string(shape.name) + ".litmus");
+      check::CheckOptions opts;
+      opts.engine = check::Engine::Enum;
+      check::Verdict ve = check::checkTest(test, model, "sc-test", opts);
+      opts.engine = check::Engine::Smt;
+      check::Verdict vs = check::checkTest(test, model, "sc-test", opts);
+      INFO(ve.message << vs.message);
+      REQUIRE(ve.status == check::Status::Done);
+      REQUIRE(vs.status == check::Status::Done);
+      CHECK(ve.observation == shape.sc);
+      CHECK(vs.observation == shape.sc);
+      CHECK(ve.states.size() == shape.states);
+      CHECK(check::compareResults(ve, vs).empty());
+      CHECK(ve.flags.empty());
+      for (const auto& s : ve.states) CHECK(s.witness.has_value());
+      opts.engine = check::Engine::Both;
+      check::Verdict vb = check::checkTest(test, model, "sc-test", opts);
+      CHECK(vb.status == check::Status::Done);
+      CHECK(!vb.internalError);
+    }
+  }
+}
+
+TEST_CASE("enum counts executions like herd7", "[check][engines]") {
+  // SB under SC: 6 interleavings give 3 states (r0,r0) = (0,1), (1,0), (1,1), the last one twice...
+  // counted as executions = distinct rf/co choices: (0,1): 1, (1,0): 1, (1,1): 1.
+  litmus::Test test = litmus::parseTest(kShapes[0].text, "SB.litmus");
+  check::CheckOptions opts;
+  opts.engine = check::Engine::Enum;
+  check::Verdict v = check::checkTest(test, scModel(), "sc-test", opts);
+  REQUIRE(v.status == check::Status::Done);
+  CHECK(v.positive == 0);
+  CHECK(v.negative == 3);
+  CHECK(!v.ok);
+}
+
+TEST_CASE("the unsat core names the axiom forbidding the outcome", "[check][smt]") {
+  litmus::Test test = litmus::parseTest(kShapes[1].text, "MP.litmus");  // MP: forbidden by `sc`
+  check::CheckOptions opts;
+  opts.engine = check::Engine::Smt;
+  check::Verdict v = check::checkTest(test, scModel(), "sc-test", opts);
+  REQUIRE(v.status == check::Status::Done);
+  CHECK(v.observation == check::Observation::Never);
+  REQUIRE(v.forbiddenBy.size() == 1);
+  CHECK(v.forbiddenBy[0] == "sc");
+  // A reachable outcome has no forbidding axioms.
+  litmus::Test sb = litmus::parseTest(kShapes[7].text, "SB-sometimes.litmus");
+  CHECK(check::checkTest(sb, scModel(), "sc-test", opts).forbiddenBy.empty());
+}
+
+TEST_CASE("atomicity axiom: RMW increments are not lost", "[check][engines]") {
+  const char* text = R"(PTX RMW-inc
+{ x = 0 }
+ P0@cta 0,gpu 0                   | P1@cta 1,gpu 0                   ;
+ atom.relaxed.gpu.add r0, x, 1    | atom.relaxed.gpu.add r0, x, 1    ;
+exists (x == 1)
+)";
+  litmus::Test test = litmus::parseTest(text, "RMW-inc.litmus");
+  for (auto e : {check::Engine::Enum, check::Engine::Smt}) {
+    check::CheckOptions opts;
+    opts.engine = e;
+    check::Verdict v = check::checkTest(test, scModel(), "sc-test", opts);
+    INFO(v.message);
+    REQUIRE(v.status == check::Status::Done);
+    CHECK(v.observation == check::Observation::Never);
+    REQUIRE(v.states.size() == 1);
+    CHECK(v.states[0].key == "x=2;");
+  }
+}
+
+TEST_CASE("a solver timeout gives an Unknown verdict with a clear message", "[check][smt]") {
+  // 3 threads writing x twice and reading it: many co orders; 1 ms is not enough.
+  const char* text = R"(PTX CoW3x2
+{ x = 0 }
+ P0@cta 0,gpu 0       | P1@cta 1,gpu 0       | P2@cta 2,gpu 0       ;
+ st.relaxed.gpu x, 1  | st.relaxed.gpu x, 3  | st.relaxed.gpu x, 5  ;
+ st.relaxed.gpu x, 2  | st.relaxed.gpu x, 4  | st.relaxed.gpu x, 6  ;
+ ld.relaxed.gpu r0, x | ld.relaxed.gpu r0, x | ld.relaxed.gpu r0, x ;
+exists (0:r0 == 1 /\ 1:r0 == 3 /\ 2:r0 == 5)
+)";
+  litmus::Test test = litmus::parseTest(text, "CoW3x2.litmus");
+  events::EventProgram prog = events::lower(test);
+  check::StateSpec spec = check::makeStateSpec(prog);
+  z3::context ctx;
+  smt::SmtOptions so;
+  so.timeoutMs = 1;
+  so.maxStates = 100000;
+  check::EngineResult r = smt::runSmt(ctx, prog, scModel(), spec, so);
+  REQUIRE(r.status == check::Status::Unknown);
+  CHECK(r.message.find("timeout") != std::string::npos);
+  // Without the limit it finishes.
+  so.timeoutMs = 0;
+  check::EngineResult full = smt::runSmt(ctx, prog, scModel(), spec, so);
+  CHECK(full.status == check::Status::Done);
+  CHECK(full.states.size() > 1);
+}
+
+TEST_CASE("an engine disagreement is an internal error naming the test and the state", "[check][both]") {
+  litmus::Test test = litmus::parseTest(kShapes[0].text, "SB.litmus");
+  check::CheckOptions opts;
+  opts.engine = check::Engine::Both;
+  opts.smtResultHook = [](check::EngineResult& r) {
+    std::sort(r.states.begin(), r.states.end(), [](auto& a, auto& b) { return a.key < b.key; });
+    r.states.erase(r.states.begin());  // drop the first state
+  };
+  check::Verdict v = check::checkTest(test, scModel(), "sc-test", opts);
+  CHECK(v.status == check::Status::Error);
+  CHECK(v.internalError);
+  CHECK(v.message.find("SB") != std::string::npos);
+  CHECK(v.message.find("0:r0=0; 1:r0=1;") != std::string::npos);
+  CHECK(v.message.find("allowed by enum but not by smt") != std::string::npos);
+
+  opts.smtResultHook = [](check::EngineResult& r) { r.states.front().flags.insert("data-race"); };
+  check::Verdict v2 = check::checkTest(test, scModel(), "sc-test", opts);
+  CHECK(v2.internalError);
+  CHECK(v2.message.find("flags differ") != std::string::npos);
+}
+
+TEST_CASE("bad input is an error verdict naming the file, not a crash", "[check]") {
+  const char* text = R"(PTX Bad
+{ x = 0 }
+ P0@cta 0,gpu 0      ;
+ st.relaxed.gpu x, 1 ;
+exists (y == 1)
+)";
+  litmus::ParseResult pr = litmus::tryParseTest(text, "Bad.litmus");
+  if (pr.ok()) {
+    check::CheckOptions opts;
+    check::Verdict v = check::checkTest(*pr.test, scModel(), "sc-test", opts);
+    CHECK(v.status == check::Status::Error);
+    CHECK(v.message.find("Bad.litmus") != std::string::npos);
+  } else {
+    CHECK(!pr.diagnostics.empty());
+  }
+  // Size limit.
+  litmus::Test big = litmus::parseTest(kShapes[3].text, "IRIW.litmus");
+  check::CheckOptions opts;
+  opts.maxEvents = 3;
+  check::Verdict v = check::checkTest(big, scModel(), "sc-test", opts);
+  CHECK(v.status == check::Status::Error);
+  CHECK(v.message.find("IRIW.litmus") != std::string::npos);
+  CHECK(v.message.find("--max-events") != std::string::npos);
+}

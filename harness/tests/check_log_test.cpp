@@ -1,0 +1,191 @@
+// herd7 log format (golden), JSON, expectation files and the suite runner.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "check/Suite.hpp"
+#include "check/Verdict.hpp"
+
+using namespace ptxmm;
+
+namespace {
+
+check::Verdict sbVerdict() {
+  check::Verdict v;
+  v.testName = "SB";
+  v.hash = "edd4722437d708675ed921e7607e77f0";
+  v.quant = litmus::Condition::Quant::Exists;
+  v.condition = "exists (0:EAX=0 /\\ 1:EAX=0)";
+  for (const char* k : {"0:EAX=1; 1:EAX=1;", "0:EAX=0; 1:EAX=0;", "0:EAX=1; 1:EAX=0;", "0:EAX=0; 1:EAX=1;"}) {
+    check::StateResult s;
+    s.key = k;
+    s.executions = 1;
+    s.satisfies = std::string(k) == "0:EAX=0; 1:EAX=0;";
+    v.states.push_back(s);
+  }
+  check::finalizeVerdict(v);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("herd7 log format", "[check][log]") {
+  check::Verdict v = sbVerdict();
+  std::ostringstream os;
+  check::printHerdLog(v, os, false);
+  CHECK(os.str() ==
+        "Test SB Allowed\n"
+        "States 4\n"
+        "0:EAX=0; 1:EAX=0;\n"
+        "0:EAX=0; 1:EAX=1;\n"
+        "0:EAX=1; 1:EAX=0;\n"
+        "0:EAX=1; 1:EAX=1;\n"
+        "Ok\n"
+        "Witnesses\n"
+        "Positive: 1 Negative: 3\n"
+        "Condition exists (0:EAX=0 /\\ 1:EAX=0)\n"
+        "Observation SB Sometimes 1 3\n"
+        "Time SB 0.00\n"
+        "Hash=edd4722437d708675ed921e7607e77f0\n");
+}
+
+TEST_CASE("flags, never, forall and not-exists", "[check][log]") {
+  check::Verdict v = sbVerdict();
+  v.states.erase(v.states.begin());  // drop the satisfying state (sorted first)
+  v.states[0].flags = {"data-race"};
+  v.states[1].flags = {"deadlock", "cut"};
+  check::finalizeVerdict(v);
+  CHECK(v.observation == check::Observation::Never);
+  CHECK(!v.ok);
+  std::ostringstream os;
+  check::printHerdLog(v, os, false);
+  std::string s = os.str();
+  CHECK(s.find("No\nWitnesses\nPositive: 0 Negative: 3\nFlag cut\nFlag data-race\nFlag deadlock\n") !=
+        std::string::npos);
+  CHECK(s.find("Observation SB Never 0 3\n") != std::string::npos);
+
+  v.quant = litmus::Condition::Quant::NotExists;
+  check::finalizeVerdict(v);
+  CHECK(v.ok);
+  CHECK(v.observation == check::Observation::Never);
+
+  // forall: the observed outcome is the violation (herd7/litmus7 swap).
+  check::Verdict f = sbVerdict();
+  f.quant = litmus::Condition::Quant::Forall;
+  check::finalizeVerdict(f);
+  CHECK(!f.ok);
+  CHECK(f.observation == check::Observation::Sometimes);
+  for (auto& st : f.states) st.satisfies = true;
+  check::finalizeVerdict(f);
+  CHECK(f.ok);
+  CHECK(f.observation == check::Observation::Never);
+  std::ostringstream fs;
+  check::printHerdLog(f, fs, false);
+  CHECK(fs.str().rfind("Test SB Required\n", 0) == 0);
+  CHECK(fs.str().find("Observation SB Never 0 4\n") != std::string::npos);
+}
+
+TEST_CASE("JSON verdicts", "[check][json]") {
+  check::Verdict v = sbVerdict();
+  auto j = nlohmann::json::parse(check::verdictJson(v));
+  CHECK(j["test"] == "SB");
+  CHECK(j["observation"] == "Sometimes");
+  CHECK(j["positive"] == 1);
+  CHECK(j["states"].size() == 4);
+  CHECK(j["states"][0]["state"] == "0:EAX=0; 1:EAX=0;");
+  CHECK(j["states"][0]["satisfies"] == true);
+}
+
+TEST_CASE("condition text in herd7 style", "[check][log]") {
+  litmus::Condition c;
+  c.quant = litmus::Condition::Quant::Exists;
+  litmus::Prop a;
+  a.kind = litmus::Prop::Kind::Eq;
+  a.lhs.kind = litmus::Term::Kind::Reg;
+  a.lhs.thread = 1;
+  a.lhs.reg = "r0";
+  a.rhs.kind = litmus::Term::Kind::Const;
+  a.rhs.value = 1;
+  litmus::Prop b = a;
+  b.lhs.kind = litmus::Term::Kind::Loc;
+  b.lhs.loc.name = "x";
+  litmus::Prop o;
+  o.kind = litmus::Prop::Kind::Or;
+  o.kids = {a, b};
+  c.prop.kind = litmus::Prop::Kind::And;
+  c.prop.kids = {o, a};
+  CHECK(check::conditionText(c) == "exists ((1:r0=1 \\/ x=1) /\\ 1:r0=1)");
+}
+
+TEST_CASE("suite runner: expectations, failures and the summary line", "[check][suite]") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("ptxmm-suite-test-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "sub");
+  auto write = [](const fs::path& p, const std::string& s) { std::ofstream(p) << s; };
+  write(dir / "model.cat", "\"M\"\nacyclic po | rf | co | fr as sc\n");
+  const std::string mp = R"(PTX MP
+{ x = 0; y = 0 }
+ P0@cta 0,gpu 0      | P1@cta 1,gpu 0       ;
+ st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, y ;
+ st.relaxed.gpu y, 1 | ld.relaxed.gpu r1, x ;
+exists (1:r0 == 1 /\ 1:r1 == 0)
+)";
+  write(dir / "a-good.litmus", mp);
+  write(dir / "a-good.expect", "# comment\nother: Sometimes | x\nmodel: Never | SC forbids MP\n");
+  write(dir / "sub" / "b-wrong.litmus", mp);
+  write(dir / "sub" / "b-wrong.expect", "model: Sometimes | deliberately wrong\n");
+  write(dir / "sub" / "c-flag.litmus", mp);
+  write(dir / "sub" / "c-flag.expect", "model: Never +data-race | flag missing\n");
+  write(dir / "d-noexpect.litmus", mp);
+  write(dir / "e-broken.litmus", "PTX broken\n{ x = 0 }\n P0@cta 0 ;\n frobnicate x ;\nexists (x == 1)\n");
+  write(dir / "e-broken.expect", "model: Never | parse error expected\n");
+
+  check::SuiteOptions opts;
+  opts.modelPath = dir / "model.cat";
+  opts.jobs = 2;
+  opts.printTime = false;
+  for (auto engine : {check::Engine::Enum, check::Engine::Smt, check::Engine::Both}) {
+    opts.check.engine = engine;
+    std::ostringstream out, err;
+    check::SuiteSummary s = check::runSuite({dir.string()}, opts, out, err);
+    INFO(out.str() << err.str());
+    CHECK(s.passed == 1);
+    CHECK(s.failed == 3);
+    CHECK(s.skipped == 1);
+    CHECK(s.errors == 1);
+    CHECK(s.internalErrors == 0);
+    std::string o = out.str();
+    CHECK(o.substr(o.rfind('\n', o.size() - 2) + 1) == "1 passed, 3 failed, 1 skipped\n");
+    CHECK(err.str().find("e-broken.litmus") != std::string::npos);
+    CHECK(err.str().find("b-wrong.litmus: expected Sometimes but the model gives Never") != std::string::npos);
+    CHECK(err.str().find("no expectation") != std::string::npos);
+    // Deterministic order: a-good before d-noexpect before sub/b-wrong.
+    CHECK(o.find("Test MP") != std::string::npos);
+  }
+  // A missing model file is a clear error.
+  opts.modelPath = dir / "missing.cat";
+  std::ostringstream out, err;
+  CHECK_THROWS_AS(check::runSuite({dir.string()}, opts, out, err), DiagnosticError);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("expectation lines", "[check][suite]") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("ptxmm-expect-test-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "t.expect") << "ptx: Sometimes +data-race +undefined | reason\nsc: Never | x\n";
+  std::ofstream(dir / "bad.expect") << "sc: Bogus | x\n";
+  auto e = check::readExpectation(dir / "t.litmus", "ptx");
+  REQUIRE(e);
+  CHECK(e->observation == check::Observation::Sometimes);
+  CHECK(e->flags == std::set<std::string>{"data-race", "undefined"});
+  CHECK(e->reason == "reason");
+  CHECK(!check::readExpectation(dir / "t.litmus", "other"));
+  CHECK(check::readExpectation(dir / "t.litmus", "sc")->observation == check::Observation::Never);
+  CHECK_THROWS_AS(check::readExpectation(dir / "bad.litmus", "sc"), DiagnosticError);
+  CHECK(!check::readExpectation(dir / "missing.litmus", "sc"));
+  fs::remove_all(dir);
+}

@@ -1,0 +1,72 @@
+// Oracles over the litmus suite (style guide §5): every state allowed by sc.cat is allowed by
+// ptx.cat, and the enum and smt engines agree on every test. Tests whose lowering has more than
+// kMaxEvents events are left to `ptxmm check --engine both` (scripts/run-suite.sh) to keep this fast.
+#include <z3++.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "cat/Model.hpp"
+#include "check/Check.hpp"
+#include "check/Suite.hpp"
+#include "events/Lower.hpp"
+#include "litmus/Parser.hpp"
+
+using namespace ptxmm;
+
+namespace {
+
+constexpr size_t kMaxEvents = 40;
+
+std::filesystem::path root() { return PTXMM_SOURCE_DIR; }
+
+std::vector<std::filesystem::path> suiteFiles() {
+  std::vector<std::filesystem::path> out;
+  for (const auto& p : check::collectTests({(root() / "litmus").string()})) {
+    auto parsed = litmus::tryParseFile(p.string());
+    if (!parsed.ok()) continue;
+    try {
+      if (events::lower(*parsed.test).events.size() <= kMaxEvents) out.push_back(p);
+    } catch (const std::exception&) {
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("suite: sc.cat states are ptx.cat states, and the engines agree", "[check][suite-oracle]") {
+  if (!std::filesystem::exists(root() / "models/ptx.cat") || !std::filesystem::exists(root() / "models/sc.cat")) {
+    WARN("models/ptx.cat or models/sc.cat missing: skipped");
+    return;
+  }
+  cat::Model ptx = cat::loadModel(root() / "models/ptx.cat");
+  cat::Model sc = cat::loadModel(root() / "models/sc.cat");
+  auto files = suiteFiles();
+  REQUIRE(files.size() > 20);
+  z3::context ctx;
+  size_t crossChecked = 0;
+  for (const auto& f : files) {
+    INFO(f.string());
+    litmus::Test test = litmus::parseFile(f.string());
+    check::CheckOptions opts;
+    opts.engine = check::Engine::Smt;
+    opts.witnesses = false;
+    check::Verdict vSc = check::checkTest(test, sc, "sc", opts, &ctx);
+    opts.engine = check::Engine::Both;
+    opts.enumBudgetMs = 5000;
+    check::Verdict vPtx = check::checkTest(test, ptx, "ptx", opts, &ctx);
+    INFO(vSc.message << vPtx.message);
+    REQUIRE(vSc.status == check::Status::Done);
+    REQUIRE(vPtx.status == check::Status::Done);
+    CHECK(!vPtx.internalError);
+    if (vPtx.note.empty()) ++crossChecked;
+    std::set<std::string> ptxStates;
+    for (const auto& s : vPtx.states) ptxStates.insert(s.key);
+    for (const auto& s : vSc.states) {
+      INFO("state " << s.key);
+      CHECK(ptxStates.count(s.key) == 1);
+    }
+  }
+  CHECK(crossChecked * 10 >= files.size() * 9);
+}
