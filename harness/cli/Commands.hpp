@@ -19,5 +19,7 @@ void addParseCommand(CLI::App& app, int& exitCode);
 void addCheckCommand(CLI::App& app, int& exitCode);
 void addGenCommand(CLI::App& app, int& exitCode);
 void addRunCommand(CLI::App& app, int& exitCode);
+/// Registers `ptxmm fences` (fence-necessity analysis and model mutation check, cli/FencesCmd.cpp).
+void addFencesCommand(CLI::App& app, int& exitCode);
 
 }  // namespace ptxmm::cli

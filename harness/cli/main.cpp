@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   ptxmm::cli::addCheckCommand(app, exitCode);
   ptxmm::cli::addGenCommand(app, exitCode);
   ptxmm::cli::addRunCommand(app, exitCode);
+  ptxmm::cli::addFencesCommand(app, exitCode);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,183 @@
+// ptxmm fences: fence-necessity analysis of litmus tests (which fences, proxy fences, barriers and
+// waits are necessary under each model), and with --axiom-coverage the model mutation check (which
+// tests change verdict when a named check or proxy-fence rule is removed from the model).
+#include <z3++.h>
+
+#include <fstream>
+#include <iostream>
+#include <mutex>
+
+#include "analysis/FenceNecessity.hpp"
+#include "analysis/ModelMutation.hpp"
+#include "check/Suite.hpp"
+#include "cli/Commands.hpp"
+#include "litmus/Parser.hpp"
+#include "support/Diagnostic.hpp"
+
+namespace ptxmm::cli {
+
+namespace {
+
+struct FencesArgs {
+  std::vector<std::string> models;
+  std::string engine = "smt";
+  int unroll = 2;
+  unsigned timeoutMs = 0;
+  int maxEvents = 200;
+  std::string dotDir;
+  std::string pictureBase;
+  bool markdown = false;
+  bool axiomCoverage = false;
+  std::vector<std::string> prefixes;
+  std::vector<std::string> only;
+  int perRule = 5;
+  int maxTries = 0;
+  int jobs = 1;
+  std::string output;
+  std::vector<std::string> paths;
+};
+
+int runFences(const FencesArgs& a, std::ostream& out) {
+  std::vector<std::filesystem::path> modelPaths;
+  for (const auto& m : a.models) modelPaths.emplace_back(m);
+  if (modelPaths.empty()) modelPaths = analysis::defaultModelPaths("models");
+  std::vector<analysis::NamedModel> models;
+  try {
+    models = analysis::loadModels(modelPaths);
+  } catch (const DiagnosticError& e) {
+    std::cerr << e.what() << "\n";
+    return kUserError;
+  }
+  analysis::FenceOptions fo;
+  fo.check.engine = *check::parseEngine(a.engine);
+  fo.check.unroll = a.unroll;
+  fo.check.timeoutMs = a.timeoutMs;
+  fo.check.maxEvents = a.maxEvents;
+  fo.jobs = a.jobs;
+  int rc = kOk;
+  z3::context ctx;
+  for (const auto& path : check::collectTests(a.paths)) {
+    auto parsed = litmus::tryParseFile(path.string());
+    if (!parsed.ok()) {
+      for (const auto& d : parsed.diagnostics) std::cerr << d.str() << "\n";
+      if (parsed.diagnostics.empty()) std::cerr << path.string() << ": error: cannot parse\n";
+      rc = kUserError;
+      continue;
+    }
+    analysis::FenceReport rep = analysis::fenceNecessity(*parsed.test, models, fo, &ctx);
+    for (const auto& m : rep.models) {
+      if (m.original.internalError) rc = kInternal;
+      for (const auto& s : m.sites)
+        if (s.mutant.internalError) rc = kInternal;
+    }
+    analysis::WitnessFiles files;
+    if (!a.dotDir.empty()) {
+      try {
+        files = analysis::writeWitnesses(rep, a.dotDir, /*svg=*/true, /*firstModelOnly=*/a.markdown);
+      } catch (const std::runtime_error& e) {
+        std::cerr << "ptxmm fences: error: " << e.what() << "\n";
+        return kUserError;
+      }
+    }
+    if (a.markdown)
+      analysis::printMarkdown(rep, out, a.dotDir.empty() ? nullptr : &files,
+                              a.pictureBase.empty() ? a.dotDir : a.pictureBase);
+    else
+      analysis::printText(rep, out, a.dotDir.empty() ? nullptr : &files);
+    out.flush();
+  }
+  return rc;
+}
+
+int runCoverage(const FencesArgs& a, std::ostream& out) {
+  std::string modelPath = a.models.empty() ? std::string("models/ptx.cat") : a.models.front();
+  if (a.models.size() > 1) std::cerr << "ptxmm fences: note: --axiom-coverage uses only the first --model\n";
+  cat::Model model;
+  try {
+    auto ms = analysis::loadModels({modelPath});
+    model = ms.front().model;
+  } catch (const DiagnosticError& e) {
+    std::cerr << e.what() << "\n";
+    return kUserError;
+  }
+  std::vector<std::filesystem::path> tests;
+  for (const auto& p : check::collectTests(a.paths)) tests.push_back(p);
+  analysis::CoverageOptions co;
+  co.check.engine = *check::parseEngine(a.engine);
+  co.check.unroll = a.unroll;
+  co.check.timeoutMs = a.timeoutMs;
+  co.check.maxEvents = a.maxEvents;
+  co.testsPerRule = a.perRule;
+  co.maxTries = a.maxTries;
+  co.jobs = a.jobs;
+  co.only = a.only;
+  if (!a.prefixes.empty()) co.prefixes = a.prefixes;
+  std::mutex errMutex;
+  co.progress = [&](const std::string& rule, int n) {
+    std::lock_guard lock(errMutex);
+    std::cerr << "\r" << rule << ": " << n << " tests tried      " << std::flush;
+  };
+  std::vector<analysis::RuleCoverage> cov;
+  try {
+    cov = analysis::ruleCoverage(model, std::filesystem::path(modelPath).stem().string(), tests, co);
+  } catch (const DiagnosticError& e) {
+    std::cerr << "\n" << e.what() << "\n";
+    return kUserError;
+  }
+  std::cerr << "\n";
+  if (a.markdown)
+    analysis::printCoverageMarkdown(cov, modelPath, out);
+  else
+    analysis::printCoverageText(cov, out);
+  for (const auto& c : cov)
+    if (c.tests.empty()) return kMismatch;  // a dead or untested rule
+  return kOk;
+}
+
+}  // namespace
+
+void addFencesCommand(CLI::App& app, int& exitCode) {
+  auto args = std::make_shared<FencesArgs>();
+  auto* cmd = app.add_subcommand(
+      "fences",
+      "fence-necessity analysis: which fences, proxy fences, barriers and waits of each test are necessary "
+      "(removing or weakening one at a time), per model; --axiom-coverage: which tests need each model rule");
+  cmd->add_option("--model", args->models,
+                  "cat model (repeatable; default: models/ptx.cat and every models/ptx-*.cat)");
+  cmd->add_option("--engine", args->engine, "engine: smt, enum or both")->check(CLI::IsMember({"smt", "enum", "both"}));
+  cmd->add_option("--unroll", args->unroll, "loop unrolling bound")->check(CLI::Range(0, 64));
+  cmd->add_option("--timeout", args->timeoutMs, "per-check timeout in milliseconds (0 = none)");
+  cmd->add_option("--max-events", args->maxEvents, "refuse tests with more events than this");
+  cmd->add_option("--dot", args->dotDir, "write witness graphs (DOT, and SVG when dot is installed) into DIR");
+  cmd->add_option("--picture-base", args->pictureBase,
+                  "path of the --dot directory as linked from the Markdown output (default: DIR)");
+  cmd->add_flag("--markdown", args->markdown, "Markdown output (for docs/)");
+  cmd->add_flag("--axiom-coverage", args->axiomCoverage,
+                "model mutation check: for each named check and proxy-fence rule, the tests whose verdict "
+                "changes without it (exit 1 if a rule changes none)");
+  cmd->add_option("--rule-prefix", args->prefixes,
+                  "--axiom-coverage: definition-name prefix of proxy-fence rules (repeatable; default pf-)");
+  cmd->add_option("--rule", args->only, "--axiom-coverage: only this rule (repeatable)");
+  cmd->add_option("--per-rule", args->perRule, "--axiom-coverage: tests listed per rule")->check(CLI::Range(1, 1000));
+  cmd->add_option("--max-tries", args->maxTries, "--axiom-coverage: tests tried per rule (0 = all)");
+  cmd->add_option("-j,--jobs", args->jobs, "parallel checks (mutants; with --axiom-coverage: rules)")
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("-o,--output", args->output, "write the report to FILE instead of stdout");
+  cmd->add_option("paths", args->paths, "litmus files or directories (searched recursively for *.litmus)")->required();
+  cmd->callback([args, &exitCode] {
+    std::ofstream file;
+    std::ostream* out = &std::cout;
+    if (!args->output.empty()) {
+      file.open(args->output);
+      if (!file) {
+        std::cerr << "ptxmm fences: error: cannot write '" << args->output << "'\n";
+        exitCode = kUserError;
+        return;
+      }
+      out = &file;
+    }
+    exitCode = args->axiomCoverage ? runCoverage(*args, *out) : runFences(*args, *out);
+  });
+}
+
+}  // namespace ptxmm::cli
