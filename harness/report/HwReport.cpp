@@ -17,23 +17,6 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-std::map<std::string, int64_t> parseKey(const std::string& key) {
-  std::map<std::string, int64_t> vals;
-  std::stringstream ss(key);
-  std::string item;
-  while (std::getline(ss, item, ';')) {
-    auto eq = item.find('=');
-    if (eq == std::string::npos) continue;
-    std::string label = item.substr(0, eq);
-    label.erase(0, label.find_first_not_of(' '));
-    try {
-      vals[label] = std::stoll(item.substr(eq + 1), nullptr, 0);
-    } catch (...) {
-    }
-  }
-  return vals;
-}
-
 int64_t termValue(const litmus::Term& t, const std::map<std::string, int64_t>& vals) {
   if (t.kind == litmus::Term::Kind::Const) return t.value;
   auto it = vals.find(ptxgen::termLabel(t));
@@ -85,7 +68,7 @@ Comparison compare(const runner::Histogram& hist, const std::set<std::string>& a
 }
 
 bool satisfies(const litmus::Test& test, const std::string& key) {
-  return evalProp(test.condition.prop, parseKey(key));
+  return evalProp(test.condition.prop, runner::parseStateKey(key));
 }
 
 ConditionCounts conditionCounts(const litmus::Test& test, const runner::Histogram& hist) {

@@ -117,6 +117,23 @@ json toJson(const StressParams& p) {
               {"seed", p.seed}};
 }
 
+std::map<std::string, int64_t> parseStateKey(const std::string& key) {
+  std::map<std::string, int64_t> vals;
+  std::stringstream ss(key);
+  std::string item;
+  while (std::getline(ss, item, ';')) {
+    auto eq = item.find('=');
+    if (eq == std::string::npos) continue;
+    std::string label = item.substr(0, eq);
+    label.erase(0, label.find_first_not_of(' '));
+    try {
+      vals[label] = std::stoll(item.substr(eq + 1), nullptr, 0);
+    } catch (...) {
+    }
+  }
+  return vals;
+}
+
 std::vector<std::vector<int64_t>> candidateValues(const litmus::Test& test, const ptxgen::Kernel& kernel,
                                                   const std::vector<std::string>& extraStates) {
   std::set<int64_t> common{0, 1};
@@ -134,20 +151,8 @@ std::vector<std::vector<int64_t>> candidateValues(const litmus::Test& test, cons
       }
   // Values named in extra states ("0:r1=2; x=3;"), per term label.
   std::map<std::string, std::set<int64_t>> perLabel;
-  for (const auto& key : extraStates) {
-    std::stringstream ss(key);
-    std::string item;
-    while (std::getline(ss, item, ';')) {
-      auto eq = item.find('=');
-      if (eq == std::string::npos) continue;
-      std::string label = item.substr(0, eq);
-      label.erase(0, label.find_first_not_of(' '));
-      try {
-        perLabel[label].insert(std::stoll(item.substr(eq + 1), nullptr, 0));
-      } catch (...) {
-      }
-    }
-  }
+  for (const auto& key : extraStates)
+    for (const auto& [label, value] : parseStateKey(key)) perLabel[label].insert(value);
   std::vector<std::vector<int64_t>> out;
   for (const auto& term : kernel.terms) {
     std::set<int64_t> vals = common;
@@ -323,16 +328,17 @@ RunResult runKernel(const ptxgen::Kernel&, const StressParams&, const std::vecto
 // The driver API is loaded with dlopen (never linked), so that ptxmm starts on machines with the
 // CUDA toolkit but no driver; the versioned entry points (cuMemAlloc -> cuMemAlloc_v2) come from
 // cuda.h's macros through the two-level stringification.
-#define PTXMM_CU_FUNCS(X)                                                                                            \
-  X(cuInit)                                                                                                          \
-  X(cuGetErrorName)                                                                                                  \
-  X(cuGetErrorString)                                                                                                \
-  X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDriverGetVersion)                \
-      X(cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent) X(cuModuleLoadDataEx) X(cuModuleGetFunction)                    \
-          X(cuOccupancyMaxActiveClusters) X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuMemAlloc) X(cuMemsetD8) \
-              X(cuStreamCreate) X(cuMemcpyHtoDAsync) X(cuMemsetD32Async) X(cuLaunchKernel) X(cuLaunchKernelEx)       \
-                  X(cuStreamQuery) X(cuMemcpyDtoH) X(cuStreamDestroy) X(cuMemFree) X(cuModuleUnload)                 \
-                      X(cuDevicePrimaryCtxRelease) X(cuDevicePrimaryCtxReset)
+#define PTXMM_CU_FUNCS(X)                                                                                        \
+  X(cuInit)                                                                                                      \
+  X(cuGetErrorName)                                                                                              \
+  X(cuGetErrorString)                                                                                            \
+  X(cuDeviceGetCount)                                                                                            \
+  X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDriverGetVersion) X(cuDevicePrimaryCtxRetain)    \
+      X(cuCtxSetCurrent) X(cuModuleLoadDataEx) X(cuModuleGetFunction) X(cuOccupancyMaxActiveClusters)            \
+          X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuMemAlloc) X(cuMemsetD8) X(cuStreamCreate)           \
+              X(cuMemcpyHtoDAsync) X(cuMemsetD32Async) X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuStreamQuery)    \
+                  X(cuMemcpyDtoH) X(cuStreamDestroy) X(cuMemFree) X(cuModuleUnload) X(cuDevicePrimaryCtxRelease) \
+                      X(cuDevicePrimaryCtxReset)
 #define PTXMM_STR(x) #x
 #define PTXMM_XSTR(x) PTXMM_STR(x)
 
