@@ -40,8 +40,8 @@ if [ "$MODE" = suite ]; then
  "spinBound": 200000, "launchTimeoutMs": 10000, "groupsPerBlock": 4, "stressWarpsPerBlock": 2, "seed": 2}
 JSON
   log "suite: $ITER instances per test"
-  timeout 480 $BIN "${MODEL[@]}" --iterations "$ITER" --params "$P" --json "$OUT/suite.json" \
-    litmus/base litmus/bugs litmus/seeds litmus/mixedproxy litmus/clc > "$OUT/suite.log" 2>&1
+  timeout 540 $BIN "${MODEL[@]}" --iterations "$ITER" --params "$P" --json "$OUT/suite.json" \
+    litmus/base litmus/async litmus/bugs litmus/seeds litmus/mixedproxy litmus/clc > "$OUT/suite.log" 2>&1
   log "suite exit: $?"
   grep -E "^(Test .* (skipped|error|timed-out)|!!!)" "$OUT/suite.log" | head -80
   exit 0
