@@ -12,6 +12,7 @@
 #include "cat/Interpreter.hpp"
 #include "check/StateSpec.hpp"
 #include "check/Verdict.hpp"
+#include "events/Lower.hpp"
 #include "events/Skeleton.hpp"
 
 namespace ptxmm::enumeration {
@@ -81,6 +82,45 @@ inline void bindDynamic(cat::BitAlgebra& alg, const events::Skeleton& sk, const 
   alg.setRel("co", d.co);
   alg.setRel("fr", d.rf.transpose().compose(d.co));
   alg.setRel("sc", d.sc);
+}
+
+/// Binds the value-dependent sets of `sk` (Skeleton::dynamicSets): an event is a member iff its condition
+/// is non-0 with read values `reads` (indexed by EventId). `ev` must have been reset for `reads`.
+inline void bindValueSets(cat::BitAlgebra& alg, const events::Skeleton& sk, Evaluator& ev,
+                          const std::vector<int64_t>& reads) {
+  for (const auto& [name, members] : sk.dynamicSets) {
+    BitSet s(sk.size());
+    for (const auto& [i, cond] : members)
+      if (ev.eval(cond, reads) != 0) s.set(static_cast<size_t>(i));
+    alg.setSet(name, std::move(s));
+  }
+}
+
+/// Binds every value-dependent set of `sk` to the empty set.
+inline void bindEmptyValueSets(cat::BitAlgebra& alg, const events::Skeleton& sk) {
+  for (const auto& [name, members] : sk.dynamicSets) alg.setSet(name, BitSet(sk.size()));
+}
+
+/// Whether some value-dependent set of `sk` may be non-empty (then the model depends on read values).
+inline bool hasValueSets(const events::Skeleton& sk) {
+  for (const auto& [name, members] : sk.dynamicSets)
+    if (!members.empty()) return true;
+  return false;
+}
+
+/// Names the engines declare dynamic to the cat interpreter (InterpreterOptions::dynamicNames): the
+/// candidate's rf co fr sc FW plus the value-dependent sets (events::allDynamicTags()).
+inline std::vector<std::string> dynamicBuiltinNames() {
+  std::vector<std::string> names = cat::InterpreterOptions{}.dynamicNames;
+  for (const auto& t : events::allDynamicTags()) names.push_back(t);
+  return names;
+}
+
+/// Interpreter options of both engines (dynamicBuiltinNames()).
+inline cat::InterpreterOptions engineInterpreterOptions() {
+  cat::InterpreterOptions o;
+  o.dynamicNames = dynamicBuiltinNames();
+  return o;
 }
 
 /// Final values of the observed terms: registers from the skeleton's final register expressions,

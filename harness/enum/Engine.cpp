@@ -44,7 +44,12 @@ class Enumerator {
  public:
   Enumerator(const events::EventProgram& prog, const cat::Model& model, const check::StateSpec& spec,
              const EnumOptions& opts)
-      : prog_(prog), spec_(spec), opts_(opts), interp_(model), ev_(prog.exprs), t0_(Clock::now()) {
+      : prog_(prog),
+        spec_(spec),
+        opts_(opts),
+        interp_(model, engineInterpreterOptions()),
+        ev_(prog.exprs),
+        t0_(Clock::now()) {
     const auto& names = interp_.builtinNames();
     useSc_ = std::find(names.begin(), names.end(), "sc") != names.end();
     // Interesting values for guessing thin-air cycles: every constant of the program.
@@ -92,6 +97,9 @@ class Enumerator {
     n_ = sk.size();
     alg_.emplace(n_);
     bindStatic(*alg_, sk);
+    valueSets_ = hasValueSets(sk);
+    // Bound once if no event may be in a value-dependent set; else per candidate (evaluateCandidate).
+    if (!valueSets_) bindEmptyValueSets(*alg_, sk);
     // Reads and their possible sources.
     reads_.clear();
     sources_.clear();
@@ -261,6 +269,28 @@ class Enumerator {
     tick();
     Dynamic d{rf_, co, sc};
     bindDynamic(*alg_, *sk_, d);
+    if (valueSets_) {
+      // The model reads value-dependent sets: one run per consistent assignment of read values. A
+      // value-cyclic candidate is first run with those sets empty and dropped if not allowed, before the
+      // (costly, size-limited) guessing; exact when the sets only feed flags / undefined_unless checks
+      // (ptx.cat), an approximation if an allowing check depends on them (docs/design.md "Dynamic tags").
+      if (!solved_) {
+        bindEmptyValueSets(*alg_, *sk_);
+        cat::ModelResult<cat::BitAlgebra> pre = interp_.run(*alg_);
+        bool anyAllowed = false;
+        for (const auto& o : pre.outcomes) anyAllowed = anyAllowed || cat::isAllowed(o);
+        if (!anyAllowed) return;
+        solveCyclic();
+      }
+      for (const auto& sol : solutions_) {
+        readVals_ = sol;
+        ev_.reset();
+        bindValueSets(*alg_, *sk_, ev_, readVals_);
+        cat::ModelResult<cat::BitAlgebra> r = interp_.run(*alg_);
+        recordSolution(r, d, co);
+      }
+      return;
+    }
     cat::ModelResult<cat::BitAlgebra> r = interp_.run(*alg_);
     bool anyAllowed = false;
     for (const auto& o : r.outcomes) anyAllowed = anyAllowed || cat::isAllowed(o);
@@ -269,40 +299,46 @@ class Enumerator {
     for (const auto& sol : solutions_) {
       readVals_ = sol;
       ev_.reset();
-      bool undefined = false;
-      for (const auto& [e, why] : sk_->undefinedIf)
-        if (ev_.eval(e, readVals_) != 0) undefined = true;
-      for (const auto& o : r.outcomes) {
-        if (!cat::isAllowed(o)) continue;
-        std::vector<int64_t> vals = finalValues(
-            spec_, *sk_, co,
-            [&](int w) {
-              const events::Event& e = sk_->event(static_cast<size_t>(w));
-              return e.value >= 0 ? ev_.eval(e.value, readVals_) : int64_t{0};
-            },
-            [&](events::ExprId x) { return ev_.eval(x, readVals_); });
-        std::string key = spec_.key(vals);
-        auto [it, fresh] = states_.try_emplace(key);
-        check::StateResult& st = it->second;
-        if (fresh) {
-          st.key = key;
-          st.values = vals;
-          st.satisfies = spec_.satisfies(vals);
-          if (opts_.witnesses) {
-            cat::RunOptions ro;
-            ro.collectShows = true;
-            auto shown = interp_.run(*alg_, ro);
-            std::vector<std::pair<std::string, BitMatrix>> shows;
-            if (!shown.outcomes.empty()) shows = shownRelations(shown.outcomes.front());
-            st.witness = makeWitness(*sk_, d, readVals_, ev_, shows);
-          }
+      recordSolution(r, d, co);
+    }
+  }
+
+  // Records the allowed outcomes of model result `r` for the candidate `d` with read values readVals_
+  // (ev_ reset for them).
+  void recordSolution(const cat::ModelResult<cat::BitAlgebra>& r, const Dynamic& d, const BitMatrix& co) {
+    bool undefined = false;
+    for (const auto& [e, why] : sk_->undefinedIf)
+      if (ev_.eval(e, readVals_) != 0) undefined = true;
+    for (const auto& o : r.outcomes) {
+      if (!cat::isAllowed(o)) continue;
+      std::vector<int64_t> vals = finalValues(
+          spec_, *sk_, co,
+          [&](int w) {
+            const events::Event& e = sk_->event(static_cast<size_t>(w));
+            return e.value >= 0 ? ev_.eval(e.value, readVals_) : int64_t{0};
+          },
+          [&](events::ExprId x) { return ev_.eval(x, readVals_); });
+      std::string key = spec_.key(vals);
+      auto [it, fresh] = states_.try_emplace(key);
+      check::StateResult& st = it->second;
+      if (fresh) {
+        st.key = key;
+        st.values = vals;
+        st.satisfies = spec_.satisfies(vals);
+        if (opts_.witnesses) {
+          cat::RunOptions ro;
+          ro.collectShows = true;
+          auto shown = interp_.run(*alg_, ro);
+          std::vector<std::pair<std::string, BitMatrix>> shows;
+          if (!shown.outcomes.empty()) shows = shownRelations(shown.outcomes.front());
+          st.witness = makeWitness(*sk_, d, readVals_, ev_, shows);
         }
-        ++st.executions;
-        for (auto& f : cat::raisedFlags(o)) st.flags.insert(f);
-        if (undefined || cat::isUndefined(o)) st.flags.insert("undefined");
-        if (sk_->cut) st.flags.insert("cut");
-        if (sk_->blocked) st.flags.insert("deadlock");
       }
+      ++st.executions;
+      for (auto& f : cat::raisedFlags(o)) st.flags.insert(f);
+      if (undefined || cat::isUndefined(o)) st.flags.insert("undefined");
+      if (sk_->cut) st.flags.insert("cut");
+      if (sk_->blocked) st.flags.insert("deadlock");
     }
   }
 
@@ -321,6 +357,7 @@ class Enumerator {
   const events::Skeleton* sk_ = nullptr;
   size_t n_ = 0;
   std::optional<cat::BitAlgebra> alg_;
+  bool valueSets_ = false;  // the skeleton has value-dependent set members (Skeleton::dynamicSets)
   std::vector<int> reads_;
   std::vector<std::vector<int>> sources_;
   std::vector<int> readIndex_;               // compact index -> index in reads_ (-1: not a read)

@@ -17,6 +17,13 @@ namespace ptxmm::events {
 /// Basic event types (herd's R/W/F). An RMW is a Read and a Write linked by the `rmw` relation.
 enum class EventType : uint8_t { Read, Write, Fence };
 
+/// A value-dependent cat set membership of an event (docs/design.md "Dynamic tags"): the event belongs
+/// to the built-in set `name` in an execution iff `cond` evaluates non-0 there.
+struct DynamicTag {
+  std::string name;  ///< cat set name ("MB_PHASE_DONE", "MB_WAIT_OK")
+  ExprId cond = -1;  ///< membership condition over the execution's read values
+};
+
 /// One event. Events of all paths of all threads live in one vector; an execution uses the events
 /// of one path per thread plus the init writes.
 struct Event {
@@ -31,12 +38,13 @@ struct Event {
   ptx::Scope scope = ptx::Scope::None;
   ptx::Proxy proxy = ptx::Proxy::Generic;
   ptx::Space space = ptx::Space::Generic;
-  int loc = -1;                   ///< physical location id (Read/Write)
-  int vloc = -1;                  ///< virtual address id (Read/Write); aliases share `loc`, differ in `vloc`
-  ExprId value = -1;              ///< Write: value written; Read: ReadVal(id)
-  int asyncOp = -1;               ///< index into EventProgram::asyncOps, or -1 if in program order
-  std::vector<std::string> tags;  ///< cat event-set names this event belongs to (see docs/design.md)
-  std::string label;              ///< short text for witnesses ("W x=1", "F.proxy.async")
+  int loc = -1;                         ///< physical location id (Read/Write)
+  int vloc = -1;                        ///< virtual address id (Read/Write); aliases share `loc`, differ in `vloc`
+  ExprId value = -1;                    ///< Write: value written; Read: ReadVal(id)
+  int asyncOp = -1;                     ///< index into EventProgram::asyncOps, or -1 if in program order
+  std::vector<std::string> tags;        ///< cat event-set names this event belongs to (see docs/design.md)
+  std::vector<DynamicTag> dynamicTags;  ///< value-dependent set memberships (see docs/design.md)
+  std::string label;                    ///< short text for witnesses ("W x=1", "F.proxy.async")
 };
 
 /// A physical location (one memory cell; .b128 cells hold one 128-bit value).
@@ -81,6 +89,28 @@ struct AsyncOp {
 /// How a path ends.
 enum class PathEnd : uint8_t { Normal, Cut, Blocked };
 
+/// One execution barrier: a named barrier of one CTA (`bar{.cta}.sync/arrive`) or the cluster barrier of
+/// one cluster (`barrier.cluster.arrive/wait`). Generation k of a barrier completes when the arrivals
+/// it needs are there (docs/lowering.md "Execution barriers").
+struct ExecBarrier {
+  bool cluster = false;           ///< barrier.cluster (else a named CTA barrier)
+  int group = -1;                 ///< CTA id (named barrier) or cluster id
+  int64_t id = 0;                 ///< barrier name (0 for the cluster barrier)
+  std::vector<int> participants;  ///< real threads of the CTA / cluster
+  /// Arrivals that complete a generation (the thread count operand of bar.sync/bar.arrive, in litmus
+  /// threads), or -1: every participant arrives or has exited (its path ends `Normal`).
+  int expected = -1;
+  std::string name;  ///< "bar 0 @cta0", "barrier.cluster @cluster0"
+};
+
+/// What one path does at one execution barrier.
+struct BarrierUse {
+  int barrier = -1;         ///< index into EventProgram::barriers
+  int arrived = 0;          ///< arrivals of the path (it reached generations 0 .. arrived-1)
+  std::vector<int> passed;  ///< generations whose completion the path waited for and got past
+  int blockedGen = -1;      ///< >= 0: the path ends waiting for this generation (PathEnd::Blocked)
+};
+
 /// One control-flow path of one real thread (loops unrolled to the bound).
 struct Path {
   std::vector<EventId> events;              ///< this path's events of the real thread, in program order, then
@@ -90,6 +120,8 @@ struct Path {
   PathEnd end = PathEnd::Normal;
   std::vector<EventId> readsFinal;  ///< Blocked: these reads must read the co-last write of their location
   std::vector<std::pair<ExprId, std::string>> undefinedIf;  ///< UB when the expression is non-0
+  std::vector<BarrierUse> barriers;  ///< execution barriers the path uses (sorted by barrier index)
+  EventId blockedAt = -1;            ///< Blocked at an execution barrier: its bar.sync / cluster wait event
 };
 
 /// Static relation given as event pairs (over the whole program; engines restrict to active events).
@@ -106,6 +138,7 @@ struct EventProgram {
   std::vector<AsyncOp> asyncOps;
   std::vector<EventId> initWrites;       ///< one per location
   std::vector<std::vector<Path>> paths;  ///< per real thread
+  std::vector<ExecBarrier> barriers;     ///< execution barriers used by the program
   /// Static relations by cat name (po, addr, data, ctrl, rmw, issue, aso, bar-sync, ...); all pairs of
   /// events that may co-occur. Scope relations and `loc`/`vloc`/`int`/`ext` are derived by the engines
   /// from event attributes (see docs/design.md).

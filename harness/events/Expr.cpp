@@ -7,10 +7,12 @@
 namespace ptxmm::events {
 namespace {
 
-// mbarrier state word layout (docs/design.md): bits 0-23 tx-count (two's complement), bits 24-43 pending
-// arrivals, bits 44-63 phase.
+// mbarrier state word layout (docs/lowering.md): bits 0-23 tx-count (two's complement), bits 24-43 pending
+// arrivals, bits 44-55 phase, bits 56-63 dropped arrivals (arrive_drop since the last init).
 constexpr uint64_t kTxMask = (uint64_t{1} << 24) - 1;
 constexpr uint64_t kField20 = (uint64_t{1} << 20) - 1;
+constexpr uint64_t kPhaseMask = (uint64_t{1} << 12) - 1;
+constexpr uint64_t kDropMask = (uint64_t{1} << 8) - 1;
 
 int64_t mbTx(uint64_t s) {
   uint64_t t = s & kTxMask;
@@ -18,26 +20,30 @@ int64_t mbTx(uint64_t s) {
   return static_cast<int64_t>(t);
 }
 int64_t mbPending(uint64_t s) { return static_cast<int64_t>((s >> 24) & kField20); }
-int64_t mbPhase(uint64_t s) { return static_cast<int64_t>((s >> 44) & kField20); }
+int64_t mbPhase(uint64_t s) { return static_cast<int64_t>((s >> 44) & kPhaseMask); }
+int64_t mbDropped(uint64_t s) { return static_cast<int64_t>((s >> 56) & kDropMask); }
 
-int64_t mbEncode(int64_t tx, int64_t pending, int64_t phase) {
+int64_t mbEncode(int64_t tx, int64_t pending, int64_t phase, int64_t dropped) {
   uint64_t v = (static_cast<uint64_t>(tx) & kTxMask) | ((static_cast<uint64_t>(pending) & kField20) << 24) |
-               ((static_cast<uint64_t>(phase) & kField20) << 44);
+               ((static_cast<uint64_t>(phase) & kPhaseMask) << 44) |
+               ((static_cast<uint64_t>(dropped) & kDropMask) << 56);
   return static_cast<int64_t>(v);
 }
 
-// Apply "tx += dTx; pending -= arrivals" then the phase-completion rule, on the wrapped field values.
-int64_t mbStep(int64_t state, int64_t arrivals, int64_t dTx, int64_t expected) {
+// Apply "dropped += drop; tx += dTx; pending -= arrivals" then the phase-completion rule, on the wrapped
+// field values. A completed phase re-arms with `expected - dropped` pending arrivals.
+int64_t mbStep(int64_t state, int64_t arrivals, int64_t dTx, int64_t expected, int64_t drop) {
   auto s = static_cast<uint64_t>(state);
-  int64_t tx = mbTx(static_cast<uint64_t>(mbEncode(mbTx(s) + dTx, 0, 0)));  // wrap to 24 bits
+  int64_t tx = mbTx(static_cast<uint64_t>(mbEncode(mbTx(s) + dTx, 0, 0, 0)));  // wrap to 24 bits
   int64_t pending = (mbPending(s) - arrivals) & static_cast<int64_t>(kField20);
   int64_t phase = mbPhase(s);
+  int64_t dropped = (mbDropped(s) + drop) & static_cast<int64_t>(kDropMask);
   if (pending == 0 && tx == 0) {
-    phase = (phase + 1) & static_cast<int64_t>(kField20);
-    pending = expected;
+    phase = (phase + 1) & static_cast<int64_t>(kPhaseMask);
+    pending = (expected - dropped) & static_cast<int64_t>(kField20);
     tx = 0;
   }
-  return mbEncode(tx, pending, phase);
+  return mbEncode(tx, pending, phase, dropped);
 }
 
 uint64_t u(int64_t v) { return static_cast<uint64_t>(v); }
@@ -50,7 +56,8 @@ size_t arity(ExprOp op) {
     case ExprOp::MbPhase: return 1;
     case ExprOp::Ite:
     case ExprOp::MbTx: return 3;
-    case ExprOp::MbArrive: return 4;
+    case ExprOp::MbArrive:
+    case ExprOp::MbArriveDrop: return 4;
     default: return 2;
   }
 }
@@ -84,6 +91,7 @@ const char* funcName(ExprOp op) {
     case ExprOp::MbArrive: return "MbArrive";
     case ExprOp::MbTx: return "MbTx";
     case ExprOp::MbPhase: return "MbPhase";
+    case ExprOp::MbArriveDrop: return "MbArriveDrop";
     default: return "?";
   }
 }
@@ -119,17 +127,21 @@ int64_t evalOp(ExprOp op, const std::vector<int64_t>& a) {
     case ExprOp::LAnd: return a[0] != 0 && a[1] != 0;
     case ExprOp::LOr: return a[0] != 0 || a[1] != 0;
     case ExprOp::Ite: return a[0] != 0 ? a[1] : a[2];
-    case ExprOp::MbArrive: return mbStep(a[0], a[1], a[2], a[3]);
-    case ExprOp::MbTx: return mbStep(a[0], 0, a[1], a[2]);
+    case ExprOp::MbArrive: return mbStep(a[0], a[1], a[2], a[3], 0);
+    case ExprOp::MbTx: return mbStep(a[0], 0, a[1], a[2], 0);
     case ExprOp::MbPhase: return mbPhase(u(a[0]));
+    case ExprOp::MbArriveDrop: return mbStep(a[0], a[1], a[2], a[3], a[1]);
   }
   throw std::logic_error("evalOp: unknown operator");
 }
 
-int64_t mbarrierState(int64_t txCount, int64_t pending, int64_t phase) { return mbEncode(txCount, pending, phase); }
+int64_t mbarrierState(int64_t txCount, int64_t pending, int64_t phase, int64_t dropped) {
+  return mbEncode(txCount, pending, phase, dropped);
+}
 int64_t mbarrierTxCount(int64_t state) { return mbTx(u(state)); }
 int64_t mbarrierPending(int64_t state) { return mbPending(u(state)); }
 int64_t mbarrierPhase(int64_t state) { return mbPhase(u(state)); }
+int64_t mbarrierDropped(int64_t state) { return mbDropped(u(state)); }
 
 ExprId ExprPool::constant(int64_t v) {
   ExprNode n;

@@ -34,10 +34,13 @@ enum class ExprOp : uint8_t {
   LAnd,
   LOr,  ///< logical on 0 / non-0, result 0/1
   Ite,  ///< a ? b : c
-  // mbarrier state word (layout in docs/design.md: bits 0-23 tx, 24-43 pending, 44-63 phase)
-  MbArrive,  ///< (state, arrivals, txBytes, expectedCount) -> next state
-  MbTx,      ///< (state, txDelta, expectedCount) -> next state (expect_tx: +n, complete_tx: -n)
-  MbPhase,   ///< (state) -> current phase number
+  // mbarrier state word (layout in docs/lowering.md: bits 0-23 tx, 24-43 pending, 44-55 phase,
+  // 56-63 dropped arrivals)
+  MbArrive,      ///< (state, arrivals, txBytes, expectedCount) -> next state
+  MbTx,          ///< (state, txDelta, expectedCount) -> next state (expect_tx: +n, complete_tx: -n)
+  MbPhase,       ///< (state) -> current phase number
+  MbArriveDrop,  ///< (state, arrivals, txBytes, expectedCount) -> next state; also drops `arrivals` from
+                 ///< the expected count of every later phase (mbarrier.arrive_drop)
 };
 
 struct ExprNode {
@@ -77,14 +80,18 @@ class ExprPool {
 /// Concrete semantics of one operator applied to argument values (the reference for both engines).
 [[nodiscard]] int64_t evalOp(ExprOp op, const std::vector<int64_t>& args);
 
-/// Encode an mbarrier state word from its fields (tx-count two's complement in 24 bits, 20-bit fields).
-[[nodiscard]] int64_t mbarrierState(int64_t txCount, int64_t pending, int64_t phase);
+/// Encode an mbarrier state word from its fields (tx-count two's complement in 24 bits, pending 20 bits,
+/// phase 12 bits, dropped arrivals 8 bits; each wrapped to its width).
+[[nodiscard]] int64_t mbarrierState(int64_t txCount, int64_t pending, int64_t phase, int64_t dropped = 0);
 /// tx-count field of a state word (sign-extended).
 [[nodiscard]] int64_t mbarrierTxCount(int64_t state);
 /// pending-arrivals field of a state word.
 [[nodiscard]] int64_t mbarrierPending(int64_t state);
 /// phase field of a state word.
 [[nodiscard]] int64_t mbarrierPhase(int64_t state);
+/// dropped-arrivals field of a state word: how much arrive_drop lowered the expected count since the
+/// last mbarrier.init (the next phase re-arms with `expectedCount - dropped`).
+[[nodiscard]] int64_t mbarrierDropped(int64_t state);
 
 /// Evaluate `id` given the value returned by each read event (indexed by EventId).
 [[nodiscard]] int64_t evaluate(const ExprPool& pool, ExprId id, const std::vector<int64_t>& readValues);

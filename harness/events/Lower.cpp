@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace ptxmm::events {
 namespace {
@@ -96,7 +97,7 @@ struct PathState {
   std::vector<EventId> asyncEvents;  // events of async ops issued on this path
   std::vector<EventId> ctrlReads;    // reads the path's control flow so far depends on
   std::map<size_t, int> backCount;   // backward branch statement -> times taken
-  std::map<int64_t, int> barGen;     // bar id -> generations so far (bar.sync/bar.arrive)
+  std::map<int, BarrierUse> barUse;  // execution barrier index -> what the path did there
   int clusterArriveGen = 0;
   int clusterWaitGen = 0;
   std::vector<int> cpUncommitted;          // async op ids
@@ -156,7 +157,9 @@ class Lowerer {
       prog_.threads.push_back(ti);
     }
     prog_.paths.resize(test_.threads.size());
+    barrierCandidates_.resize(test_.threads.size());
     for (size_t t = 0; t < test_.threads.size(); ++t) lowerThread(static_cast<int>(t));
+    addBarrierBlockedPaths();
     finishAsyncRelations();
     finishSyncRelations();
     for (auto& [name, pairs] : rels_) prog_.relations[name] = PairList(pairs.begin(), pairs.end());
@@ -181,6 +184,8 @@ class Lowerer {
   std::map<std::string, std::set<std::pair<EventId, EventId>>> rels_;
   std::vector<SyncRecord> bars_, clusterArrives_, clusterWaits_;
   std::vector<Instance> instances_;
+  std::map<std::tuple<bool, int, int64_t>, int> barrierIndex_;  // (cluster?, CTA/cluster, id) -> barrier
+  std::vector<std::vector<Path>> barrierCandidates_;            // per thread: paths blocked at a barrier wait (maybe)
   int curThread_ = -1;
   std::map<std::string, int> labels_;
 
@@ -633,6 +638,14 @@ class Lowerer {
     prog_.events[static_cast<size_t>(wid)].label =
         fmt::format("W{}{} {}={}", what, sl, vName(a.vaddr), prog_.exprs.str(nv));
     rels_["rmw"].insert({rid, wid});
+    // Dynamic tag MB_PHASE_DONE (docs/lowering.md "Dynamic tags"): an mbarrier arrive / expect_tx /
+    // complete_tx / increment write completes a phase iff the phase it writes differs from the one it read.
+    if (std::any_of(tags.begin(), tags.end(), [](const std::string& t) {
+          return t == "MB_ARRIVE" || t == "MB_EXPECT_TX" || t == "MB_COMPLETE_TX" || t == "MB_INC";
+        }))
+      prog_.events[static_cast<size_t>(wid)].dynamicTags.push_back(
+          {"MB_PHASE_DONE", prog_.exprs.make(ExprOp::Ne, {prog_.exprs.make(ExprOp::MbPhase, {nv}),
+                                                          prog_.exprs.make(ExprOp::MbPhase, {old})})});
     return {rid, wid};
   }
 
@@ -882,10 +895,13 @@ class Lowerer {
     work.push_back(std::move(st));
   }
 
-  void finishPath(PathState& st, PathEnd end) {
-    if (static_cast<int>(prog_.paths[static_cast<size_t>(curThread_)].size()) >= opt_.maxPaths)
-      fail(thread(curThread_).src,
-           fmt::format("thread {} has more than {} control-flow paths", thread(curThread_).name, opt_.maxPaths));
+  void checkPathLimit(int t, size_t extra) const {
+    if (prog_.paths[static_cast<size_t>(t)].size() + extra > static_cast<size_t>(opt_.maxPaths))
+      fail(thread(t).src, fmt::format("thread {} has more than {} control-flow paths", thread(t).name, opt_.maxPaths));
+  }
+
+  /// The path of state `st` ending now with `end` (adds its po pairs).
+  Path makePath(const PathState& st, PathEnd end) {
     Path p;
     p.events = st.events;
     p.events.insert(p.events.end(), st.asyncEvents.begin(), st.asyncEvents.end());
@@ -894,9 +910,122 @@ class Lowerer {
     p.end = end;
     p.readsFinal = st.readsFinal;
     p.undefinedIf = st.undefinedIf;
+    for (const auto& [b, use] : st.barUse) p.barriers.push_back(use);
     for (size_t i = 0; i < st.events.size(); ++i)
       for (size_t j = i + 1; j < st.events.size(); ++j) rels_["po"].insert({st.events[i], st.events[j]});
-    prog_.paths[static_cast<size_t>(curThread_)].push_back(std::move(p));
+    return p;
+  }
+
+  void finishPath(PathState& st, PathEnd end) {
+    checkPathLimit(curThread_, 1);
+    prog_.paths[static_cast<size_t>(curThread_)].push_back(makePath(st, end));
+  }
+
+  // ----- execution barriers ------------------------------------------------------------------------
+
+  /// The execution barrier (cluster barrier of `group`, or named barrier `id` of CTA `group`) used by
+  /// `in`; `count` is the thread-count operand (-1 if none), converted to litmus threads.
+  int barrierOf(bool cluster, int group, int64_t id, int count, const Instr& in) {
+    auto key = std::make_tuple(cluster, group, id);
+    auto it = barrierIndex_.find(key);
+    if (it == barrierIndex_.end()) {
+      ExecBarrier b;
+      b.cluster = cluster;
+      b.group = group;
+      b.id = id;
+      b.name = cluster ? fmt::format("barrier.cluster @cluster{}", group) : fmt::format("bar {} @cta{}", id, group);
+      for (size_t t = 0; t < test_.threads.size(); ++t) {
+        const auto& w = thread(static_cast<int>(t)).where;
+        if ((cluster ? w.cluster : w.cta) == group) b.participants.push_back(static_cast<int>(t));
+      }
+      it = barrierIndex_.emplace(key, static_cast<int>(prog_.barriers.size())).first;
+      prog_.barriers.push_back(std::move(b));
+    }
+    ExecBarrier& b = prog_.barriers[static_cast<size_t>(it->second)];
+    if (count >= 0) {
+      if (b.expected >= 0 && b.expected != count)
+        fail(in.src, fmt::format("{} is used with thread counts of {} and {} litmus threads (PTX 9.7.13.1: all "
+                                 "uses of a barrier must agree)",
+                                 b.name, b.expected, count));
+      b.expected = count;
+    }
+    return it->second;
+  }
+
+  BarrierUse& barrierUse(PathState& st, int b) {
+    BarrierUse& u = st.barUse[b];
+    u.barrier = b;
+    return u;
+  }
+
+  /// The path waits at generation `gen` of barrier `b` (its wait event `e` is emitted): remember the
+  /// alternative where it blocks there (materialised by addBarrierBlockedPaths), then let it pass.
+  void waitAtBarrier(PathState& st, int b, int gen, EventId e) {
+    PathState blocked = st;
+    barrierUse(blocked, b).blockedGen = gen;
+    Path p = makePath(blocked, PathEnd::Blocked);
+    p.blockedAt = e;
+    barrierCandidates_[static_cast<size_t>(curThread_)].push_back(std::move(p));
+    barrierUse(st, b).passed.push_back(gen);
+  }
+
+  static const BarrierUse* useOf(const Path& p, int b) {
+    for (const auto& u : p.barriers)
+      if (u.barrier == b) return &u;
+    return nullptr;
+  }
+  static int arrivals(const Path& p, int b) {
+    const BarrierUse* u = useOf(p, b);
+    return u ? u->arrived : 0;
+  }
+
+  /// Whether generation `gen` of barrier `b` may stay incomplete while thread `t` waits for it on path
+  /// `waiting`: some participant may neither reach the generation nor exit (or, with a thread count,
+  /// fewer threads than the count may reach it) on one of its paths known so far.
+  bool mayStayIncomplete(int b, int gen, int t, const Path& waiting) const {
+    const ExecBarrier& B = prog_.barriers[static_cast<size_t>(b)];
+    if (B.expected < 0) {
+      for (int u : B.participants) {
+        if (u == t) {
+          if (arrivals(waiting, b) <= gen) return true;  // waits without having arrived
+          continue;
+        }
+        for (const Path& q : prog_.paths[static_cast<size_t>(u)])
+          if (q.end != PathEnd::Normal && arrivals(q, b) <= gen) return true;
+      }
+      return false;
+    }
+    int surely = arrivals(waiting, b) > gen ? 1 : 0;
+    for (int u : B.participants) {
+      if (u == t) continue;
+      bool all = true;
+      for (const Path& q : prog_.paths[static_cast<size_t>(u)]) all = all && arrivals(q, b) > gen;
+      surely += all ? 1 : 0;
+    }
+    return surely < B.expected;
+  }
+
+  /// Adds the paths blocked at a barrier wait whose generation may stay incomplete, to a fixpoint (a new
+  /// blocked path is one more way for its thread not to arrive at later barriers).
+  void addBarrierBlockedPaths() {
+    std::vector<std::vector<bool>> added(barrierCandidates_.size());
+    for (size_t t = 0; t < barrierCandidates_.size(); ++t) added[t].assign(barrierCandidates_[t].size(), false);
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (size_t t = 0; t < barrierCandidates_.size(); ++t)
+        for (size_t k = 0; k < barrierCandidates_[t].size(); ++k) {
+          if (added[t][k]) continue;
+          const Path& c = barrierCandidates_[t][k];
+          const BarrierUse* u = nullptr;
+          for (const auto& x : c.barriers)
+            if (x.blockedGen >= 0) u = &x;
+          if (!u || !mayStayIncomplete(u->barrier, u->blockedGen, static_cast<int>(t), c)) continue;
+          checkPathLimit(static_cast<int>(t), 1);
+          prog_.paths[t].push_back(c);
+          added[t][k] = true;
+          changed = true;
+        }
+    }
   }
 
   int labelTarget(const Operand& o) const {
@@ -1049,7 +1178,6 @@ class Lowerer {
       return X.make(ExprOp::Ite,
                     {X.make(ExprOp::LOr, {X.make(ExprOp::Eq, {old, X.constant(0)}), X.make(ExprOp::Lt, {b, old})}), b,
                      X.make(ExprOp::Sub, {old, X.constant(1)})});
-    if (op == "cas") return X.make(ExprOp::Ite, {X.make(ExprOp::Eq, {old, b}), c, old});
     return old;
   }
 
@@ -1123,6 +1251,10 @@ class Lowerer {
         ExprId c = op == "cas" ? value(st, operand(in, ai + 2, "new value")) : X.constant(0);
         std::vector<std::string> tags;
         if (isRed) tags.push_back("RED");
+        if (op == "cas") {
+          if (isRed) unsupported(in, "red has no .cas form");
+          return lowerCas(st, in, a, info.proxy, s, sc, b, c, work);
+        }
         auto [r, w] =
             emitRmw(st, in, a, info.proxy, s, sc, tags, "." + op, [&](ExprId old) { return atomNext(op, old, b, c); });
         if (!isRed) setReg(st, operand(in, 0, "destination"), X.readVal(r));
@@ -1222,12 +1354,23 @@ class Lowerer {
       case OpId::BarArrive: {
         int64_t id = constValue(st, operand(in, 0, "barrier id"), "the barrier id");
         bool sync = in.op == OpId::BarSync;
+        int count = -1;
+        if (in.operands.size() > 1) {
+          int64_t n = constValue(st, in.operands[1], "the thread count");
+          if (n <= 0) fail(in.operands[1].src, "the thread count must be positive");
+          // A litmus thread stands for a warp: a PTX count (a multiple of the warp size) counts warps;
+          // a smaller count is read as litmus threads directly (`bar.sync 1, 2`).
+          count = static_cast<int>(n >= 32 && n % 32 == 0 ? n / 32 : n);
+        }
+        const int cta = thread(curThread_).where.cta;
+        int b = barrierOf(false, cta, id, count, in);
         Event f = fenceEvent(in, sync ? Sem::AcqRel : Sem::Release, Scope::Cta);
         addTag(f, sync ? "BAR_SYNC" : "BAR_ARRIVE");
         addTag(f, sync ? "F_ACQ_REL" : "F_REL");
-        int gen = st.barGen[id]++;
+        int gen = barrierUse(st, b).arrived++;
         EventId e = emitFence(st, std::move(f), fmt::format("{} {}", sync ? "bar.sync" : "bar.arrive", id));
-        bars_.push_back({e, curThread_, thread(curThread_).where.cta, id, gen, sync});
+        bars_.push_back({e, curThread_, cta, id, gen, sync});
+        if (sync) waitAtBarrier(st, b, gen, e);
         return Flow::Next;
       }
       case OpId::BarrierClusterArrive: {
@@ -1238,7 +1381,9 @@ class Lowerer {
         addTag(f, "CLUSTER_ARRIVE");
         if (!relaxed) addTag(f, "F_REL");
         EventId e = emitFence(st, std::move(f), relaxed ? "barrier.cluster.arrive.relaxed" : "barrier.cluster.arrive");
-        clusterArrives_.push_back({e, curThread_, thread(curThread_).where.cluster, 0, st.clusterArriveGen++, false});
+        const int cluster = thread(curThread_).where.cluster;
+        ++barrierUse(st, barrierOf(true, cluster, 0, -1, in)).arrived;
+        clusterArrives_.push_back({e, curThread_, cluster, 0, st.clusterArriveGen++, false});
         return Flow::Next;
       }
       case OpId::BarrierClusterWait: {
@@ -1246,7 +1391,10 @@ class Lowerer {
         addTag(f, "CLUSTER_WAIT");
         addTag(f, "F_ACQ");
         EventId e = emitFence(st, std::move(f), "barrier.cluster.wait");
-        clusterWaits_.push_back({e, curThread_, thread(curThread_).where.cluster, 0, st.clusterWaitGen++, true});
+        const int cluster = thread(curThread_).where.cluster;
+        int gen = st.clusterWaitGen++;
+        clusterWaits_.push_back({e, curThread_, cluster, 0, gen, true});
+        waitAtBarrier(st, barrierOf(true, cluster, 0, -1, in), gen, e);
         return Flow::Next;
       }
 
@@ -1303,7 +1451,10 @@ class Lowerer {
         if (in.hasFlag("expect_tx")) tags.push_back("MB_EXPECT_TX");
         auto [r, w] = emitRmw(st, in, a, Proxy::Generic, s, sc, tags,
                               in.op == OpId::MbarrierArriveDrop ? ".arrive_drop" : ".arrive", [&](ExprId old) {
-                                return X.make(ExprOp::MbArrive, {old, count, tx, exp});
+                                // arrive_drop also lowers the expected count of every later phase
+                                // (PTX 9.7.13.15.14): the state word counts the dropped arrivals.
+                                ExprOp op = in.op == OpId::MbarrierArriveDrop ? ExprOp::MbArriveDrop : ExprOp::MbArrive;
+                                return X.make(op, {old, count, tx, exp});
                               });
         if (ai > 0) setReg(st, in.operands[0], X.readVal(r));
         return Flow::Next;
@@ -1328,6 +1479,8 @@ class Lowerer {
                        X.constant(1)});
         else
           ok = X.make(ExprOp::Ne, {phase, X.make(ExprOp::MbPhase, {token})});
+        // Dynamic tag MB_WAIT_OK: the wait returns True in the execution (docs/lowering.md "Dynamic tags").
+        prog_.events[static_cast<size_t>(r)].dynamicTags.push_back({"MB_WAIT_OK", ok});
         if (auto exit = spinLoopExit(st.pc, in)) {
           // Blocking wait: the path continues after the loop if the wait succeeds; the alternative path
           // blocks forever (the read must read the co-last write of the mbarrier).
@@ -1517,6 +1670,33 @@ class Lowerer {
       default: break;
     }
     unsupported(in, "no lowering rule");
+    return Flow::Next;
+  }
+
+  /// atom.cas as a path fork (PTX 9.7.13.5: a failed compare-and-swap performs only the read). The
+  /// success path gets an RMW (Read + Write `c`, guard `old == b`); the failure path, pushed to `work`,
+  /// a lone Read tagged `CAS_FAIL` (no `RMW`, no write, guard `old != b`). Both reads keep the
+  /// instruction's semantics and scope; each path has its own read event. The success write gets ctrl
+  /// edges from the reads of `b` (its existence depends on them).
+  Flow lowerCas(PathState& st, const Instr& in, const Access& a, Proxy proxy, Sem sem, Scope scope, ExprId b, ExprId c,
+                std::vector<PathState>& work) {
+    auto& X = prog_.exprs;
+    const Operand& dst = operand(in, 0, "destination");
+    PathState failed = st;
+    EventId fr = emitRead(failed, in, a, proxy, sem, scope, ".cas.fail");
+    addTag(prog_.events[static_cast<size_t>(fr)], "CAS_FAIL");
+    addGuard(failed, X.make(ExprOp::Ne, {X.readVal(fr), b}));
+    setReg(failed, dst, X.readVal(fr));
+    ++failed.pc;
+    pushWork(work, std::move(failed));
+    auto [r, w] = emitRmw(st, in, a, proxy, sem, scope, {}, ".cas", [&](ExprId) { return c; });
+    // The write exists only if the comparison holds: ctrl from the reads of the compare value (the
+    // cas's own read is linked by rmw).
+    std::vector<EventId> cmpReads;
+    X.collectReads(b, cmpReads);
+    for (EventId x : cmpReads) rels_["ctrl"].insert({x, w});
+    addGuard(st, X.make(ExprOp::Eq, {X.readVal(r), b}));
+    setReg(st, dst, X.readVal(r));
     return Flow::Next;
   }
 
@@ -1770,7 +1950,8 @@ const std::vector<std::string>& allEventTags() {
                                                 "CLC",
                                                 "CLC_QUEUE",
                                                 "RED",
-                                                "INIT_FENCE"};
+                                                "INIT_FENCE",
+                                                "CAS_FAIL"};
   return tags;
 }
 

@@ -29,4 +29,12 @@ struct LowerOptions {
 /// docs/lowering.md). Engines define every one of them, empty if no event carries it.
 [[nodiscard]] const std::vector<std::string>& allEventTags();
 
+/// Names of the value-dependent sets the lowering may put on events (Event::dynamicTags, docs/design.md
+/// "Dynamic tags"): MB_PHASE_DONE and MB_WAIT_OK. Skeletons list every one (Skeleton::dynamicSets) and the
+/// engines define each as a built-in set, empty if no event carries it.
+[[nodiscard]] inline const std::vector<std::string>& allDynamicTags() {
+  static const std::vector<std::string> tags = {"MB_PHASE_DONE", "MB_WAIT_OK"};
+  return tags;
+}
+
 }  // namespace ptxmm::events

@@ -80,6 +80,10 @@ Skeleton buildSkeleton(const EventProgram& program, const std::vector<int>& choi
       if (it == sk.sets.end()) it = sk.sets.emplace(t, BitSet(n)).first;
       it->second.set(i);
     }
+  // Value-dependent sets (Event::dynamicTags): members with their conditions.
+  for (const auto& t : allDynamicTags()) sk.dynamicSets[t];
+  for (size_t i = 0; i < n; ++i)
+    for (const auto& d : sk.event(i).dynamicTags) sk.dynamicSets[d.name].emplace_back(static_cast<int>(i), d.cond);
 
   // Program relations restricted to active events.
   for (const auto& name : skeletonRelationNames()) sk.relations.emplace(name, BitMatrix(n));
@@ -139,13 +143,47 @@ size_t countPathChoices(const EventProgram& program) {
   return total;
 }
 
+bool barriersConsistent(const EventProgram& program, const std::vector<int>& choice) {
+  if (program.barriers.empty()) return true;
+  if (choice.size() != program.paths.size()) throw std::out_of_range("barriersConsistent: one path per real thread");
+  std::vector<const Path*> chosen;
+  for (size_t t = 0; t < choice.size(); ++t) chosen.push_back(&program.paths[t].at(static_cast<size_t>(choice[t])));
+  auto useOf = [&](int t, int b) -> const BarrierUse* {
+    for (const auto& u : chosen[static_cast<size_t>(t)]->barriers)
+      if (u.barrier == b) return &u;
+    return nullptr;
+  };
+  for (size_t b = 0; b < program.barriers.size(); ++b) {
+    const ExecBarrier& B = program.barriers[b];
+    const int bi = static_cast<int>(b);
+    auto complete = [&](int gen) {
+      int reached = 0;
+      for (int u : B.participants) {
+        const BarrierUse* use = useOf(u, bi);
+        bool r = use && use->arrived > gen;
+        if (B.expected < 0 && !r && chosen[static_cast<size_t>(u)]->end != PathEnd::Normal) return false;
+        reached += r ? 1 : 0;
+      }
+      return B.expected < 0 || reached >= B.expected;
+    };
+    for (int t : B.participants) {
+      const BarrierUse* use = useOf(t, bi);
+      if (!use) continue;
+      for (int g : use->passed)
+        if (!complete(g)) return false;
+      if (use->blockedGen >= 0 && complete(use->blockedGen)) return false;
+    }
+  }
+  return true;
+}
+
 bool forEachPathChoice(const EventProgram& program, const std::function<bool(const std::vector<int>&)>& f) {
   const size_t t = program.paths.size();
   for (const auto& ps : program.paths)
     if (ps.empty()) return true;
   std::vector<int> choice(t, 0);
   while (true) {
-    if (!f(choice)) return false;
+    if (barriersConsistent(program, choice) && !f(choice)) return false;
     size_t k = t;
     while (k > 0) {
       --k;

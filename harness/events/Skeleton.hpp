@@ -37,6 +37,10 @@ struct Skeleton {
   bool blocked = false;                                     ///< some chosen path ends with PathEnd::Blocked
   std::unordered_map<std::string, BitSet> sets;             ///< built-in sets by cat name
   std::unordered_map<std::string, BitMatrix> relations;     ///< static built-in relations by cat name
+  /// Value-dependent built-in sets by cat name (every name of allDynamicTags(), present even if empty): the
+  /// members that may belong, as (compact index, condition); an event is in the set of an execution iff its
+  /// condition evaluates non-0 with that execution's read values (Event::dynamicTags).
+  std::map<std::string, std::vector<std::pair<int, ExprId>>> dynamicSets;
 
   /// Number of active events.
   [[nodiscard]] size_t size() const { return events.size(); }
@@ -54,11 +58,18 @@ struct Skeleton {
 /// for a bad choice.
 [[nodiscard]] Skeleton buildSkeleton(const EventProgram& program, const std::vector<int>& choice);
 
-/// Number of path combinations (product of the per-thread path counts, saturating at SIZE_MAX).
+/// Number of path combinations (product of the per-thread path counts, saturating at SIZE_MAX). An upper
+/// bound of the combinations forEachPathChoice visits (it skips those barriersConsistent rejects).
 [[nodiscard]] size_t countPathChoices(const EventProgram& program);
 
-/// Call `f` with every path combination, in lexicographic order (thread 0 slowest); stop early when `f`
-/// returns false. Returns false iff stopped early.
+/// Whether the execution barriers agree with a path choice (docs/lowering.md "Execution barriers"): every
+/// barrier generation a chosen path passes is complete, and every generation a chosen path is blocked at
+/// is not. A generation completes when every participant reaches it or exits (its path ends `Normal`), or,
+/// for a barrier with a thread count, when that many participants reach it.
+[[nodiscard]] bool barriersConsistent(const EventProgram& program, const std::vector<int>& choice);
+
+/// Call `f` with every path combination that barriersConsistent accepts, in lexicographic order (thread 0
+/// slowest); stop early when `f` returns false. Returns false iff stopped early.
 bool forEachPathChoice(const EventProgram& program, const std::function<bool(const std::vector<int>&)>& f);
 
 /// Names of the static relations a skeleton provides.

@@ -41,7 +41,12 @@ class SmtRunner {
  public:
   SmtRunner(z3::context& ctx, const events::EventProgram& prog, const cat::Model& model, const check::StateSpec& spec,
             const SmtOptions& opts)
-      : ctx_(ctx), prog_(prog), spec_(spec), opts_(opts), interp_(model), concrete_(model) {
+      : ctx_(ctx),
+        prog_(prog),
+        spec_(spec),
+        opts_(opts),
+        interp_(model, enumeration::engineInterpreterOptions()),
+        concrete_(model, enumeration::engineInterpreterOptions()) {
     const auto& names = interp_.builtinNames();
     useSc_ = std::find(names.begin(), names.end(), "sc") != names.end();
   }
@@ -141,6 +146,12 @@ class SmtRunner {
       if (it == readVal.end()) throw InternalBug{fmt::format("value uses inactive read e{}", e)};
       return it->second;
     });
+    // Value-dependent sets: member i iff value(cond) != 0, the other events never.
+    for (const auto& [name, members] : sk.dynamicSets) {
+      SymSet set = alg.emptySet();
+      for (const auto& [i, cond] : members) set.v[static_cast<size_t>(i)] = terms.fromExpr(enc.nonZero(cond));
+      alg.setSet(name, std::move(set));
+    }
     auto writeValue = [&](int w) {
       const events::Event& e = sk.event(static_cast<size_t>(w));
       return e.value >= 0 ? enc.encode(e.value) : enc.constant(0);
@@ -436,6 +447,7 @@ class SmtRunner {
     cat::BitAlgebra alg(n);
     enumeration::bindStatic(alg, sk);
     enumeration::bindDynamic(alg, sk, d);
+    enumeration::bindValueSets(alg, sk, ev, reads);
     cat::RunOptions ro;
     ro.collectShows = opts_.witnesses;
     auto cr = concrete_.run(alg, ro);

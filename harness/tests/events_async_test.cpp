@@ -479,3 +479,39 @@ exists (0:s2 == 0)
   CHECK(mbarrierPhase(d) == 1);
   CHECK(p.paths[0][0].finalRegs.at("s2") == p.exprs.readVal(t0[7]));
 }
+
+TEST_CASE("arrive_drop: the phase after the drop completes with fewer arrivals", "[events][mbarrier][drop]") {
+  auto l = lowerText(R"(PTX drop
+{ .mbarrier bar = 2 }
+P0@cta 0,cluster 0,gpu 0:
+    mbarrier.arrive_drop.shared::cta.b64 s0, [bar];
+P1@cta 0,cluster 0,gpu 0:
+    mbarrier.arrive.shared::cta.b64 s1, [bar];
+    mbarrier.arrive.shared::cta.b64 s2, [bar];
+exists (1:s2 == 0)
+)");
+  auto& p = l->prog;
+  auto t0 = eventsOf(p, 0), t1 = eventsOf(p, 1);
+  REQUIRE(t0.size() == 2);
+  REQUIRE(t1.size() == 4);
+  CHECK(hasTag(p.events[t0[0]], "MB_DROP"));
+  CHECK(p.exprs.node(p.events[t0[1]].value).op == ExprOp::MbArriveDrop);
+  CHECK(p.exprs.node(p.events[t1[1]].value).op == ExprOp::MbArrive);
+  // coherence order: init, drop, P1's first arrive, P1's second arrive
+  std::vector<int64_t> rv(p.events.size(), 0);
+  rv[t0[0]] = p.locations[p.events[t0[0]].loc].init;
+  int64_t afterDrop = evaluate(p.exprs, p.events[t0[1]].value, rv);
+  CHECK(mbarrierPhase(afterDrop) == 0);
+  rv[t1[0]] = afterDrop;
+  int64_t afterFirst = evaluate(p.exprs, p.events[t1[1]].value, rv);
+  CHECK(mbarrierPhase(afterFirst) == 1);  // phase 0: the drop's arrival + P1's
+  rv[t1[2]] = afterFirst;
+  int64_t afterSecond = evaluate(p.exprs, p.events[t1[3]].value, rv);
+  CHECK(mbarrierPhase(afterSecond) == 2);  // phase 1 expects one arrival only
+  // the same arrivals without the drop leave phase 1 incomplete
+  int64_t plain = evalOp(ExprOp::MbArrive, {mbarrierState(0, 2, 0), 1, 0, 2});
+  plain = evalOp(ExprOp::MbArrive, {plain, 1, 0, 2});
+  CHECK(mbarrierPhase(evalOp(ExprOp::MbArrive, {plain, 1, 0, 2})) == 1);
+  // a re-init resets the dropped count
+  CHECK(mbarrierDropped(p.locations[p.events[t0[0]].loc].init) == 0);
+}

@@ -103,6 +103,59 @@ TEST_CASE("MbTx and arrive.expect_tx: negative tx-count blocks completion", "[ev
   CHECK(mbarrierTxCount(ev(ExprOp::MbTx, {init, 32, 1})) == 32);
 }
 
+TEST_CASE("mbarrier state word: phase and dropped-arrival fields", "[events][expr][mbarrier]") {
+  int64_t s = mbarrierState(-3, 5, 9, 4);
+  CHECK(mbarrierTxCount(s) == -3);
+  CHECK(mbarrierPending(s) == 5);
+  CHECK(mbarrierPhase(s) == 9);
+  CHECK(mbarrierDropped(s) == 4);
+  CHECK(ev(ExprOp::MbPhase, {s}) == 9);  // the dropped count is not part of the phase
+  CHECK(mbarrierState(0, 0, 0, 3) == static_cast<int64_t>(uint64_t{3} << 56));
+  CHECK(mbarrierDropped(mbarrierState(0, 2, 0)) == 0);
+  CHECK(mbarrierPhase(mbarrierState(0, 0, 4096 + 2)) == 2);  // 12-bit phase
+  CHECK(mbarrierPhase(ev(ExprOp::MbArrive, {mbarrierState(0, 1, 4095), 1, 0, 1})) == 0);
+  CHECK(mbarrierDropped(mbarrierState(0, 0, 0, 256 + 1)) == 1);  // 8-bit dropped count
+}
+
+TEST_CASE("MbArriveDrop lowers the expected count of the following phases", "[events][expr][mbarrier]") {
+  const int64_t init = mbarrierState(0, 2, 0);  // 2 expected arrivals
+  // Without a drop, two arrivals per phase.
+  int64_t n1 = ev(ExprOp::MbArrive, {ev(ExprOp::MbArrive, {init, 1, 0, 2}), 1, 0, 2});
+  CHECK(mbarrierPhase(n1) == 1);
+  CHECK(mbarrierPending(n1) == 2);
+  CHECK(mbarrierPhase(ev(ExprOp::MbArrive, {n1, 1, 0, 2})) == 1);
+  // arrive_drop: an arrival in the current phase, and one expected arrival less from now on.
+  int64_t d = ev(ExprOp::MbArriveDrop, {init, 1, 0, 2});
+  CHECK(mbarrierPhase(d) == 0);
+  CHECK(mbarrierPending(d) == 1);
+  CHECK(mbarrierDropped(d) == 1);
+  int64_t a1 = ev(ExprOp::MbArrive, {d, 1, 0, 2});
+  CHECK(mbarrierPhase(a1) == 1);
+  CHECK(mbarrierPending(a1) == 1);  // re-armed with 2 - 1
+  CHECK(mbarrierDropped(a1) == 1);
+  int64_t a2 = ev(ExprOp::MbArrive, {a1, 1, 0, 2});
+  CHECK(mbarrierPhase(a2) == 2);  // the next phase completes after a single arrival
+  CHECK(mbarrierPending(a2) == 1);
+  // A drop that completes the phase re-arms with the lowered count; tx completion does too.
+  int64_t c = ev(ExprOp::MbArriveDrop, {ev(ExprOp::MbArrive, {init, 1, 0, 2}), 1, 0, 2});
+  CHECK(mbarrierPhase(c) == 1);
+  CHECK(mbarrierPending(c) == 1);
+  int64_t e = ev(ExprOp::MbArriveDrop, {mbarrierState(0, 3, 0), 1, 16, 3});  // arrive_drop.expect_tx 16
+  CHECK(mbarrierTxCount(e) == 16);
+  int64_t f = ev(ExprOp::MbTx, {ev(ExprOp::MbArrive, {e, 2, 0, 3}), -16, 3});
+  CHECK(mbarrierPhase(f) == 1);
+  CHECK(mbarrierPending(f) == 2);
+  // a count of 2 drops 2
+  int64_t g = ev(ExprOp::MbArriveDrop, {mbarrierState(0, 3, 0), 2, 0, 3});
+  CHECK(mbarrierDropped(g) == 2);
+  CHECK(mbarrierPhase(ev(ExprOp::MbArrive, {g, 1, 0, 3})) == 1);
+  CHECK(mbarrierPending(ev(ExprOp::MbArrive, {g, 1, 0, 3})) == 1);
+  ExprPool p;
+  CHECK(p.str(p.make(ExprOp::MbArriveDrop, {p.readVal(1), p.constant(1), p.constant(0), p.constant(2)})) ==
+        "MbArriveDrop(r@e1, 1, 0, 2)");
+  CHECK_THROWS(p.make(ExprOp::MbArriveDrop, {p.readVal(1), p.constant(1)}));
+}
+
 TEST_CASE("evaluate follows evalOp over a DAG of reads", "[events][expr]") {
   ExprPool p;
   ExprId r0 = p.readVal(0), r1 = p.readVal(1);

@@ -139,44 +139,137 @@ TEST_CASE("atom and red are Read+Write pairs linked by rmw", "[events][lower][rm
 { x = 0; y = 0; }
 P0@cta 0,gpu 0:
     atom.acq_rel.gpu.global.add.u32 r0, [x], 2;
-    atom.relaxed.gpu.global.cas.b32 r1, [y], r0, 7;
     red.release.gpu.global.max.s32 [x], 5;
     atom.global.exch.b32 r2, [x], 9;
 exists (0:r0 == 0)
 )");
   auto& p = l->prog;
   auto t0 = eventsOf(p, 0);
-  REQUIRE(t0.size() == 8);
+  REQUIRE(t0.size() == 6);
+  REQUIRE(p.paths[0].size() == 1);
   const auto& rmw = p.relations.at("rmw");
-  CHECK(rmw.size() == 4);
-  for (size_t i = 0; i < 8; i += 2) {
+  CHECK(rmw.size() == 3);
+  for (size_t i = 0; i < 6; i += 2) {
     CHECK(hasPair(p, "rmw", t0[i], t0[i + 1]));
     CHECK(p.events[t0[i]].type == EventType::Read);
     CHECK(p.events[t0[i + 1]].type == EventType::Write);
     CHECK(hasTag(p.events[t0[i]], "RMW"));
+    CHECK(hasTag(p.events[t0[i + 1]], "RMW"));
   }
   // Values: evaluate the write expressions with chosen read values.
   std::vector<int64_t> rv(p.events.size(), 0);
   rv[t0[0]] = 10;  // old x
   CHECK(evaluate(p.exprs, p.events[t0[1]].value, rv) == 12);
-  rv[t0[2]] = 10;  // old y == r0 -> cas succeeds
-  CHECK(evaluate(p.exprs, p.events[t0[3]].value, rv) == 7);
-  rv[t0[2]] = 3;  // cas fails: writes the old value back
-  CHECK(evaluate(p.exprs, p.events[t0[3]].value, rv) == 3);
-  rv[t0[4]] = 2;
-  CHECK(evaluate(p.exprs, p.events[t0[5]].value, rv) == 5);
-  rv[t0[4]] = 8;
-  CHECK(evaluate(p.exprs, p.events[t0[5]].value, rv) == 8);
-  CHECK(hasTag(p.events[t0[4]], "RED"));
-  CHECK(hasTag(p.events[t0[5]], "REL"));
-  CHECK(evaluate(p.exprs, p.events[t0[7]].value, rv) == 9);
+  rv[t0[2]] = 2;
+  CHECK(evaluate(p.exprs, p.events[t0[3]].value, rv) == 5);
+  rv[t0[2]] = 8;
+  CHECK(evaluate(p.exprs, p.events[t0[3]].value, rv) == 8);
+  CHECK(hasTag(p.events[t0[2]], "RED"));
+  CHECK(hasTag(p.events[t0[3]], "REL"));
+  CHECK(hasTag(p.events[t0[0]], "ACQ_REL"));
+  CHECK(hasTag(p.events[t0[1]], "ACQ_REL"));
+  CHECK(evaluate(p.exprs, p.events[t0[5]].value, rv) == 9);
   // atom without .sem: relaxed, .gpu
-  CHECK(p.events[t0[6]].sem == ptx::Sem::Relaxed);
-  CHECK(p.events[t0[6]].scope == ptx::Scope::Gpu);
-  // data dependency from the first atom's read (r0) into the cas write, not from its own read
-  CHECK(hasPair(p, "data", t0[0], t0[3]));
-  CHECK_FALSE(hasPair(p, "data", t0[2], t0[3]));
-  CHECK(p.paths[0][0].finalRegs.at("r2") == p.exprs.readVal(t0[6]));
+  CHECK(p.events[t0[4]].sem == ptx::Sem::Relaxed);
+  CHECK(p.events[t0[4]].scope == ptx::Scope::Gpu);
+  CHECK(p.paths[0][0].finalRegs.at("r2") == p.exprs.readVal(t0[4]));
+}
+
+TEST_CASE("atom.cas forks: success is an RMW, failure a lone read", "[events][lower][rmw][cas]") {
+  auto l = lowerText(R"(PTX cas
+{ x = 0; y = 0; }
+P0@cta 0,gpu 0:
+    atom.acq_rel.gpu.global.add.u32 r0, [x], 2;
+    atom.acquire.gpu.global.cas.b32 r1, [y], r0, 7;
+    st.relaxed.gpu.global.u32 [x], r1;
+exists (0:r0 == 0)
+)");
+  auto& p = l->prog;
+  REQUIRE(p.paths[0].size() == 2);
+  const Path* ok = nullptr;
+  const Path* bad = nullptr;
+  for (const auto& path : p.paths[0]) {
+    bool writesY = false;
+    for (EventId e : path.events)
+      writesY = writesY || (p.events[e].type == EventType::Write && p.locations[p.events[e].loc].name == "y");
+    (writesY ? ok : bad) = &path;
+  }
+  REQUIRE(ok);
+  REQUIRE(bad);
+  REQUIRE(ok->events.size() == 5);         // add R W, cas R W, st
+  REQUIRE(bad->events.size() == 4);        // add R W, cas R, st
+  CHECK(ok->events[0] == bad->events[0]);  // the prefix before the fork is shared
+  CHECK(ok->events[1] == bad->events[1]);
+  const EventId addR = ok->events[0];
+  // success: Read + Write(7) linked by rmw, both tagged RMW with the instruction's semantics
+  const Event& sr = p.events[ok->events[2]];
+  const Event& sw = p.events[ok->events[3]];
+  CHECK(sr.type == EventType::Read);
+  CHECK(sw.type == EventType::Write);
+  CHECK(hasPair(p, "rmw", sr.id, sw.id));
+  CHECK(hasTag(sr, "RMW"));
+  CHECK(hasTag(sw, "RMW"));
+  CHECK_FALSE(hasTag(sr, "CAS_FAIL"));
+  CHECK(sr.sem == ptx::Sem::Acquire);
+  CHECK(constOf(p, sw.value) == 7);
+  // failure: one Read, no write, no rmw pair, no RMW tag; same semantics and scope
+  const Event& fr = p.events[bad->events[2]];
+  CHECK(fr.type == EventType::Read);
+  CHECK(fr.id != sr.id);
+  CHECK(hasTag(fr, "CAS_FAIL"));
+  CHECK_FALSE(hasTag(fr, "RMW"));
+  CHECK(hasTag(fr, "ACQ"));
+  CHECK(fr.scope == ptx::Scope::Gpu);
+  for (const auto& [a, b] : p.relations.at("rmw")) CHECK(a != fr.id);
+  CHECK(p.relations.at("rmw").size() == 2);  // the add's and the successful cas's
+  // guards: old == compare value on success, old != compare value on failure (evaluate both)
+  std::vector<int64_t> rv(p.events.size(), 0);
+  auto holds = [&](const Path& path) {
+    for (ExprId g : path.guards)
+      if (evaluate(p.exprs, g, rv) == 0) return false;
+    return true;
+  };
+  REQUIRE(ok->guards.size() == 1);
+  REQUIRE(bad->guards.size() == 1);
+  rv[addR] = 3;  // r0 = 3
+  rv[sr.id] = 3;
+  rv[fr.id] = 3;
+  CHECK(holds(*ok));
+  CHECK_FALSE(holds(*bad));
+  rv[sr.id] = 4;
+  rv[fr.id] = 4;
+  CHECK_FALSE(holds(*ok));
+  CHECK(holds(*bad));
+  // the destination is the path's own read; later events depend on the comparison (ctrl)
+  CHECK(ok->finalRegs.at("r1") == p.exprs.readVal(sr.id));
+  CHECK(bad->finalRegs.at("r1") == p.exprs.readVal(fr.id));
+  CHECK(hasPair(p, "ctrl", sr.id, ok->events[4]));
+  CHECK(hasPair(p, "ctrl", fr.id, bad->events[3]));
+  CHECK(hasPair(p, "data", fr.id, bad->events[3]));
+  // the add's read (r0) is compared, not written: a ctrl edge (not data) into the successful write
+  CHECK_FALSE(hasPair(p, "data", addR, sw.id));
+  CHECK(hasPair(p, "ctrl", addR, sw.id));
+  CHECK_FALSE(hasPair(p, "ctrl", sr.id, sw.id));
+}
+
+TEST_CASE("cas new value: data edge from the reads it uses", "[events][lower][rmw][cas]") {
+  auto l = lowerText(R"(PTX casdata
+{ x = 0; y = 0; }
+P0@cta 0,gpu 0:
+    ld.relaxed.gpu.global.u32 r0, [x];
+    atom.relaxed.gpu.global.cas.b32 r1, [y], 0, r0;
+exists (0:r1 == 0)
+)");
+  auto& p = l->prog;
+  REQUIRE(p.paths[0].size() == 2);
+  for (const auto& path : p.paths[0]) {
+    if (path.events.size() != 3) continue;
+    CHECK(hasPair(p, "data", path.events[0], path.events[2]));
+    CHECK_FALSE(hasPair(p, "data", path.events[1], path.events[2]));
+    std::vector<int64_t> rv(p.events.size(), 0);
+    rv[path.events[0]] = 5;
+    CHECK(evaluate(p.exprs, p.events[path.events[2]].value, rv) == 5);
+  }
 }
 
 TEST_CASE("aliases share the physical location but not the virtual address", "[events][lower][alias]") {
