@@ -175,6 +175,14 @@ std::string verdictDifference(const check::Verdict& a, const check::Verdict& b) 
   if (a.ok != b.ok) return fmt::format("{} -> {}", a.ok ? "Ok" : "No", b.ok ? "Ok" : "No");
   if (a.observation != b.observation)
     return fmt::format("observation {} -> {}", check::toString(a.observation), check::toString(b.observation));
+  if (a.countsAreExecutions && b.countsAreExecutions) {
+    for (size_t k = 0; k < a.states.size(); ++k)  // same keys, same order (checked above)
+      if (a.states[k].executions != b.states[k].executions)
+        return fmt::format("state '{}': executions {} -> {}", a.states[k].key, a.states[k].executions,
+                           b.states[k].executions);
+    if (a.positive != b.positive || a.negative != b.negative)
+      return fmt::format("Positive/Negative {}/{} -> {}/{}", a.positive, a.negative, b.positive, b.negative);
+  }
   return "";
 }
 
@@ -255,11 +263,20 @@ std::vector<RuleCoverage> ruleCoverage(const cat::Model& model, const std::strin
       parseErrors.push_back(r.diagnostics.empty() ? t.string() + ": error: cannot parse" : r.diagnostics[0].str());
     }
   }
-  // Originals are shared between rules (computed on demand, once).
+  // Originals are shared between rules (computed on demand, once), with the options they were
+  // checked with (the mutant is checked with the same ones).
+  struct Original {
+    std::shared_ptr<const check::Verdict> verdict;
+    check::CheckOptions opts;
+  };
   std::mutex origMutex;
-  std::map<std::string, std::shared_ptr<const check::Verdict>> originals;
+  std::map<std::string, Original> originals;
   check::CheckOptions co = options.check;
   co.witnesses = false;
+  if (options.countExecutions && co.engine == check::Engine::Smt) co.smtCount = true;
+  check::CheckOptions fallback = co;  // enum engine gave up: smt, states and flags only
+  fallback.engine = check::Engine::Smt;
+  fallback.smtCount = false;
 
   std::vector<RuleCoverage> out(rules.size());
   std::atomic<size_t> next{0};
@@ -275,14 +292,23 @@ std::vector<RuleCoverage> ruleCoverage(const cat::Model& model, const std::strin
         if (static_cast<int>(rc.tests.size()) >= options.testsPerRule) break;
         const litmus::Test& test = parsed.at(path.string());
         std::shared_ptr<const check::Verdict> orig;
+        check::CheckOptions opts = co;
         {
           std::lock_guard lock(origMutex);
-          if (auto it = originals.find(path.string()); it != originals.end()) orig = it->second;
+          if (auto it = originals.find(path.string()); it != originals.end()) {
+            orig = it->second.verdict;
+            opts = it->second.opts;
+          }
         }
         if (!orig) {
-          orig = std::make_shared<const check::Verdict>(check::checkTest(test, model, modelName, co, &ctx));
+          auto v = check::checkTest(test, model, modelName, co, &ctx);
+          if (v.status != check::Status::Done && co.engine == check::Engine::Enum && options.smtFallback) {
+            opts = fallback;
+            v = check::checkTest(test, model, modelName, opts, &ctx);
+          }
+          orig = std::make_shared<const check::Verdict>(std::move(v));
           std::lock_guard lock(origMutex);
-          originals.emplace(path.string(), orig);
+          originals.emplace(path.string(), Original{orig, opts});
         }
         ++rc.tried;
         if (options.progress) options.progress(rc.rule.name, rc.tried);
@@ -290,7 +316,7 @@ std::vector<RuleCoverage> ruleCoverage(const cat::Model& model, const std::strin
           rc.errors.push_back(fmt::format("{}: original: {}", path.string(), orig->message));
           continue;
         }
-        check::Verdict mv = check::checkTest(test, mutant, modelName, co, &ctx);
+        check::Verdict mv = check::checkTest(test, mutant, modelName, opts, &ctx);
         if (mv.status != check::Status::Done) {  // an error or a timeout is no verdict change
           rc.errors.push_back(fmt::format("{}: mutant: {}", path.string(), mv.message));
           continue;

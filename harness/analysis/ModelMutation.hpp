@@ -11,6 +11,12 @@
 //     Removing one replaces its right-hand side by the empty set/relation `{}` (the rule never
 //     applies); definitions that use it are kept.
 // The mutation is done on the parsed model (cat::Model AST), so the model files are not touched.
+//
+// Verdicts are compared in the herd sense: status, the set of reachable states, each state's flags,
+// Ok/No, the observation, and (when both sides count executions: enum engine, or smt with smtCount)
+// the number of allowed executions reaching each state (herd's Positive/Negative witnesses). A rule
+// is live if removing it lets at least one more execution of some suite test through, or changes a
+// state or a flag; an axiom that only excludes executions already excluded by the others is dead.
 #pragma once
 
 #include <filesystem>
@@ -50,8 +56,9 @@ struct ModelRule {
 /// rule.
 [[nodiscard]] cat::Model withoutRule(const cat::Model& model, const ModelRule& rule);
 
-/// Why two verdicts of one test differ ("" if they agree on status, states (keys and flags), Ok/No
-/// and observation).
+/// Why two verdicts of one test differ ("" if they agree on status, states (keys and flags), Ok/No,
+/// observation and, when both count executions (Verdict::countsAreExecutions), the number of allowed
+/// executions of each state and the Positive/Negative totals).
 [[nodiscard]] std::string verdictDifference(const check::Verdict& before, const check::Verdict& after);
 
 /// One test whose verdict changes when a rule is removed.
@@ -72,6 +79,12 @@ struct RuleCoverage {
 /// Options of ruleCoverage.
 struct CoverageOptions {
   check::CheckOptions check;                    ///< engine options (default smt)
+  /// Compare execution counts too (herd verdicts): the smt engine is run with smtCount; the enum
+  /// engine always counts. false: states, flags and Ok/No only.
+  bool countExecutions = true;
+  /// With the enum engine: a test it cannot check (size or value-cycle limit, timeout) is checked
+  /// with the smt engine instead (original and mutant alike; states and flags only, no counting).
+  bool smtFallback = true;
   int testsPerRule = 5;                         ///< stop a rule after this many changed tests (1: first change only)
   int maxTries = 0;                             ///< stop a rule after this many tests (0: all)
   int jobs = 1;                                 ///< rules checked in parallel (one z3 context per worker)
