@@ -78,7 +78,7 @@ struct RuleCoverage {
 
 /// Options of ruleCoverage.
 struct CoverageOptions {
-  check::CheckOptions check;                    ///< engine options (default smt)
+  check::CheckOptions check;  ///< engine options (default smt)
   /// Compare execution counts too (herd verdicts): the smt engine is run with smtCount; the enum
   /// engine always counts. false: states, flags and Ok/No only.
   bool countExecutions = true;

@@ -1,8 +1,8 @@
 // Model mutation check: rule discovery and removal on the cat AST, verdict comparison, and the issue
 // requirement "removing any single axiom or any proxy-fence rule from the model changes the verdict
 // of at least one test — no dead rules, no untested rules" for models/ptx.cat over litmus/.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
