@@ -328,18 +328,38 @@ RunResult runKernel(const ptxgen::Kernel&, const StressParams&, const std::vecto
 // The driver API is loaded with dlopen (never linked), so that ptxmm starts on machines with the
 // CUDA toolkit but no driver; the versioned entry points (cuMemAlloc -> cuMemAlloc_v2) come from
 // cuda.h's macros through the two-level stringification.
-#define PTXMM_CU_FUNCS(X)                                                                                         \
-  X(cuInit)                                                                                                       \
-  X(cuGetErrorName)                                                                                               \
-  X(cuGetErrorString)                                                                                             \
-  X(cuDeviceGetCount)                                                                                             \
-  X(cuDeviceGet)                                                                                                  \
-  X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDriverGetVersion) X(cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent) \
-      X(cuModuleLoadDataEx) X(cuModuleGetFunction) X(cuOccupancyMaxActiveClusters)                                \
-          X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuMemAlloc) X(cuMemsetD8) X(cuStreamCreate)            \
-              X(cuMemcpyHtoDAsync) X(cuMemsetD32Async) X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuStreamQuery)     \
-                  X(cuMemcpyDtoH) X(cuStreamDestroy) X(cuMemFree) X(cuModuleUnload) X(cuDevicePrimaryCtxRelease)  \
-                      X(cuDevicePrimaryCtxReset)
+// (clang-format 14 is not idempotent on this X-macro list, hence the off/on pair.)
+// clang-format off
+#define PTXMM_CU_FUNCS(X) \
+  X(cuInit) \
+  X(cuGetErrorName) \
+  X(cuGetErrorString) \
+  X(cuDeviceGetCount) \
+  X(cuDeviceGet) \
+  X(cuDeviceGetName) \
+  X(cuDeviceGetAttribute) \
+  X(cuDriverGetVersion) \
+  X(cuDevicePrimaryCtxRetain) \
+  X(cuCtxSetCurrent) \
+  X(cuModuleLoadDataEx) \
+  X(cuModuleGetFunction) \
+  X(cuOccupancyMaxActiveClusters) \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
+  X(cuMemAlloc) \
+  X(cuMemsetD8) \
+  X(cuStreamCreate) \
+  X(cuMemcpyHtoDAsync) \
+  X(cuMemsetD32Async) \
+  X(cuLaunchKernel) \
+  X(cuLaunchKernelEx) \
+  X(cuStreamQuery) \
+  X(cuMemcpyDtoH) \
+  X(cuStreamDestroy) \
+  X(cuMemFree) \
+  X(cuModuleUnload) \
+  X(cuDevicePrimaryCtxRelease) \
+  X(cuDevicePrimaryCtxReset)
+// clang-format on
 #define PTXMM_STR(x) #x
 #define PTXMM_XSTR(x) PTXMM_STR(x)
 
