@@ -3,50 +3,21 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
+#include "EventsTestSupport.hpp"
 #include "events/Lower.hpp"
 #include "litmus/Parser.hpp"
 
 using namespace ptxmm;
 using namespace ptxmm::events;
+using namespace ptxmm::events::testing;
 
 namespace {
-
-struct Lowered {
-  litmus::Test test;
-  EventProgram prog;
-};
-
-std::unique_ptr<Lowered> lowerText(const std::string& text, LowerOptions opt = {}) {
-  auto l = std::make_unique<Lowered>();
-  l->test = litmus::parseTest(text, "a.litmus");
-  l->prog = lower(l->test, opt);
-  return l;
-}
-
-bool hasTag(const Event& e, const std::string& t) { return std::find(e.tags.begin(), e.tags.end(), t) != e.tags.end(); }
-
-bool hasPair(const EventProgram& p, const std::string& rel, EventId a, EventId b) {
-  const auto& v = p.relations.at(rel);
-  return std::find(v.begin(), v.end(), std::make_pair(a, b)) != v.end();
-}
 
 std::vector<EventId> tagged(const EventProgram& p, const std::string& t) {
   std::vector<EventId> out;
   for (const auto& e : p.events)
     if (hasTag(e, t)) out.push_back(e.id);
   return out;
-}
-
-std::vector<EventId> eventsOf(const EventProgram& p, int thread) {
-  std::vector<EventId> out;
-  for (const auto& e : p.events)
-    if (e.thread == thread) out.push_back(e.id);
-  return out;
-}
-
-int64_t constOf(const EventProgram& p, ExprId x) {
-  REQUIRE(p.exprs.isConst(x));
-  return p.exprs.node(x).value;
 }
 
 }  // namespace
@@ -328,7 +299,8 @@ exists (0:r0 == 0)
 P0@cta 0,cluster 0,gpu 0:
     cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [s], [g], 16, [bar], 4;
 exists (0:r0 == 0)
-)");
+)",
+                    {}, "a.litmus");
   } catch (const DiagnosticError& e) {
     err = e.what();
   }

@@ -4,28 +4,16 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
+#include "EventsTestSupport.hpp"
 #include "events/Lower.hpp"
 #include "events/Skeleton.hpp"
 #include "litmus/Parser.hpp"
 
 using namespace ptxmm;
 using namespace ptxmm::events;
+using namespace ptxmm::events::testing;
 
 namespace {
-
-struct Lowered {
-  litmus::Test test;
-  EventProgram prog;
-};
-
-std::unique_ptr<Lowered> lowerText(const std::string& text) {
-  auto l = std::make_unique<Lowered>();
-  l->test = litmus::parseTest(text, "b.litmus");
-  l->prog = lower(l->test);
-  return l;
-}
-
-bool hasTag(const Event& e, const std::string& t) { return std::find(e.tags.begin(), e.tags.end(), t) != e.tags.end(); }
 
 std::vector<std::vector<int>> choices(const EventProgram& p) {
   std::vector<std::vector<int>> out;
@@ -235,7 +223,8 @@ P0@cta 0,cluster 0,gpu 0:
 P1@cta 0,cluster 0,gpu 0:
     bar.arrive 1, 3;
 exists (1:r0 == 0)
-)");
+)",
+                       {}, "b.litmus");
   } catch (const DiagnosticError& e) {
     err = e.what();
   }

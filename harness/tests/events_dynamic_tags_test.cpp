@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "EventsTestSupport.hpp"
 #include "events/Expr.hpp"
 #include "events/Lower.hpp"
 #include "events/Skeleton.hpp"
@@ -12,22 +13,9 @@
 
 using namespace ptxmm;
 using namespace ptxmm::events;
+using namespace ptxmm::events::testing;
 
 namespace {
-
-struct Lowered {
-  litmus::Test test;
-  EventProgram prog;
-};
-
-std::unique_ptr<Lowered> lowerText(const std::string& text) {
-  auto l = std::make_unique<Lowered>();
-  l->test = litmus::parseTest(text, "d.litmus");
-  l->prog = lower(l->test);
-  return l;
-}
-
-bool hasTag(const Event& e, const std::string& t) { return std::find(e.tags.begin(), e.tags.end(), t) != e.tags.end(); }
 
 // The condition of dynamic tag `name` on `e`, or -1.
 ExprId dynCond(const Event& e, const std::string& name) {

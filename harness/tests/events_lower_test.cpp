@@ -2,45 +2,15 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
+#include "EventsTestSupport.hpp"
 #include "events/Lower.hpp"
 #include "litmus/Parser.hpp"
 
 using namespace ptxmm;
 using namespace ptxmm::events;
+using namespace ptxmm::events::testing;
 
 namespace {
-
-struct Lowered {
-  litmus::Test test;
-  EventProgram prog;
-};
-
-std::unique_ptr<Lowered> lowerText(const std::string& text, LowerOptions opt = {}) {
-  auto l = std::make_unique<Lowered>();
-  l->test = litmus::parseTest(text, "t.litmus");
-  l->prog = lower(l->test, opt);
-  return l;
-}
-
-bool hasTag(const Event& e, const std::string& t) { return std::find(e.tags.begin(), e.tags.end(), t) != e.tags.end(); }
-
-bool hasPair(const EventProgram& p, const std::string& rel, EventId a, EventId b) {
-  auto it = p.relations.find(rel);
-  if (it == p.relations.end()) return false;
-  return std::find(it->second.begin(), it->second.end(), std::make_pair(a, b)) != it->second.end();
-}
-
-std::vector<EventId> eventsOf(const EventProgram& p, int thread) {
-  std::vector<EventId> out;
-  for (const auto& e : p.events)
-    if (e.thread == thread) out.push_back(e.id);
-  return out;
-}
-
-int64_t constOf(const EventProgram& p, ExprId x) {
-  REQUIRE(p.exprs.isConst(x));
-  return p.exprs.node(x).value;
-}
 
 std::string errorOf(const std::string& text) {
   try {

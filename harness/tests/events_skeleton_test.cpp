@@ -2,28 +2,16 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
+#include "EventsTestSupport.hpp"
 #include "events/Lower.hpp"
 #include "events/Skeleton.hpp"
 #include "litmus/Parser.hpp"
 
 using namespace ptxmm;
 using namespace ptxmm::events;
+using namespace ptxmm::events::testing;
 
-namespace {
-
-struct Lowered {
-  litmus::Test test;
-  EventProgram prog;
-};
-
-std::unique_ptr<Lowered> lowerText(const std::string& text) {
-  auto l = std::make_unique<Lowered>();
-  l->test = litmus::parseTest(text, "s.litmus");
-  l->prog = lower(l->test);
-  return l;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("MP skeleton: sets, po, loc, int/ext, scopes", "[events][skeleton]") {
   auto l = lowerText(R"(PTX MP
