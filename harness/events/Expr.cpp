@@ -34,13 +34,20 @@ int64_t mbEncode(int64_t tx, int64_t pending, int64_t phase, int64_t dropped) {
 // field values. A completed phase re-arms with `expected - dropped` pending arrivals.
 int64_t mbStep(int64_t state, int64_t arrivals, int64_t dTx, int64_t expected, int64_t drop) {
   auto s = static_cast<uint64_t>(state);
-  int64_t tx = mbTx(static_cast<uint64_t>(mbEncode(mbTx(s) + dTx, 0, 0, 0)));  // wrap to 24 bits
-  int64_t pending = (mbPending(s) - arrivals) & static_cast<int64_t>(kField20);
+  // Field arithmetic wraps (two's complement), so add/subtract as unsigned to stay defined behaviour.
+  auto wrapAdd = [](int64_t a, int64_t b) {
+    return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+  };
+  auto wrapSub = [](int64_t a, int64_t b) {
+    return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+  };
+  int64_t tx = mbTx(static_cast<uint64_t>(mbEncode(wrapAdd(mbTx(s), dTx), 0, 0, 0)));  // wrap to 24 bits
+  int64_t pending = wrapSub(mbPending(s), arrivals) & static_cast<int64_t>(kField20);
   int64_t phase = mbPhase(s);
-  int64_t dropped = (mbDropped(s) + drop) & static_cast<int64_t>(kDropMask);
+  int64_t dropped = wrapAdd(mbDropped(s), drop) & static_cast<int64_t>(kDropMask);
   if (pending == 0 && tx == 0) {
-    phase = (phase + 1) & static_cast<int64_t>(kPhaseMask);
-    pending = (expected - dropped) & static_cast<int64_t>(kField20);
+    phase = wrapAdd(phase, 1) & static_cast<int64_t>(kPhaseMask);
+    pending = wrapSub(expected, dropped) & static_cast<int64_t>(kField20);
     tx = 0;
   }
   return mbEncode(tx, pending, phase, dropped);
