@@ -180,7 +180,7 @@ inline check::Witness makeWitness(const events::Skeleton& sk, const Dynamic& d, 
   add("co", immediate(d.co));
   add("fr", d.rf.transpose().compose(d.co));
   add("sc", immediate(d.sc));
-  for (const char* r : {"issue", "aso", "async-complete", "bar-sync", "cluster-sync"})
+  for (const char* r : {"issue", "aso", "async-complete", "bar-sync", "cluster-sync", "exit-sync"})
     if (auto it = sk.relations.find(r); it != sk.relations.end()) add(r, it->second);
   for (const auto& [name, m] : shows)
     if (!w.relations.count(name)) add(name, m);

@@ -131,6 +131,13 @@ struct SyncRecord {
   bool isSync;  // bar.sync / cluster wait
 };
 
+/// The EXIT event of a path that ends normally, with its arrivals per execution barrier.
+struct ExitRecord {
+  EventId ev;
+  int thread;
+  std::map<int, int> arrived;  // execution barrier index -> arrivals of the path
+};
+
 /// An async instruction instance (one or more AsyncOps).
 struct Instance {
   EventId marker = -1;
@@ -158,13 +165,18 @@ class Lowerer {
     }
     prog_.paths.resize(test_.threads.size());
     barrierCandidates_.resize(test_.threads.size());
+    for (const auto& th : test_.threads)
+      for (const auto& stmt : th.code)
+        if (stmt.instr && (stmt.instr->op == OpId::BarSync || stmt.instr->op == OpId::BarArrive ||
+                           stmt.instr->op == OpId::BarrierClusterArrive || stmt.instr->op == OpId::BarrierClusterWait))
+          hasExecBarriers_ = true;
     for (size_t t = 0; t < test_.threads.size(); ++t) lowerThread(static_cast<int>(t));
     addBarrierBlockedPaths();
     finishAsyncRelations();
     finishSyncRelations();
     for (auto& [name, pairs] : rels_) prog_.relations[name] = PairList(pairs.begin(), pairs.end());
-    for (const char* r : {"po", "addr", "data", "ctrl", "rmw", "bar-sync", "cluster-sync", "issue", "aso",
-                          "async-complete", "same-async"})
+    for (const char* r : {"po", "addr", "data", "ctrl", "rmw", "bar-sync", "cluster-sync", "exit-sync", "issue",
+                          "aso", "async-complete", "same-async"})
       prog_.relations[r];  // present even when empty
     return std::move(prog_);
   }
@@ -183,6 +195,8 @@ class Lowerer {
   std::set<int> responseLocs_;
   std::map<std::string, std::set<std::pair<EventId, EventId>>> rels_;
   std::vector<SyncRecord> bars_, clusterArrives_, clusterWaits_;
+  std::vector<ExitRecord> exits_;
+  bool hasExecBarriers_ = false;  // the test uses bar.sync/bar.arrive/barrier.cluster: paths end with EXIT
   std::vector<Instance> instances_;
   std::map<std::tuple<bool, int, int64_t>, int> barrierIndex_;  // (cluster?, CTA/cluster, id) -> barrier
   std::vector<std::vector<Path>> barrierCandidates_;            // per thread: paths blocked at a barrier wait (maybe)
@@ -805,6 +819,21 @@ class Lowerer {
     for (const auto& a : clusterArrives_)
       for (const auto& w : clusterWaits_)
         if (a.group == w.group && a.gen == w.gen) rels_["cluster-sync"].insert({a.ev, w.ev});
+    // exit-sync: a thread that has exited counts as arrived at every later generation of the barriers
+    // that wait for all participants (docs/lowering.md "Thread exit"), so the waits of those
+    // generations cannot complete before its EXIT.
+    for (const auto& x : exits_)
+      for (size_t b = 0; b < prog_.barriers.size(); ++b) {
+        const ExecBarrier& B = prog_.barriers[b];
+        if (B.expected >= 0 ||
+            std::find(B.participants.begin(), B.participants.end(), x.thread) == B.participants.end())
+          continue;
+        auto it = x.arrived.find(static_cast<int>(b));
+        const int from = it == x.arrived.end() ? 0 : it->second;
+        for (const auto& w : B.cluster ? clusterWaits_ : bars_)
+          if (w.isSync && w.thread != x.thread && w.group == B.group && w.id == B.id && w.gen >= from)
+            rels_["exit-sync"].insert({x.ev, w.ev});
+      }
   }
 
   // ----- thread lowering ---------------------------------------------------------------------------
@@ -835,6 +864,11 @@ class Lowerer {
 
   void addGuard(PathState& st, ExprId g) {
     st.guards.push_back(g);
+    addCtrlReads(st, g);
+  }
+
+  /// Later events of the path are control-dependent on the reads `g` depends on.
+  void addCtrlReads(PathState& st, ExprId g) {
     std::vector<EventId> reads;
     prog_.exprs.collectReads(g, reads);
     for (EventId r : reads)
@@ -918,10 +952,26 @@ class Lowerer {
 
   void finishPath(PathState& st, PathEnd end) {
     checkPathLimit(curThread_, 1);
+    if (end == PathEnd::Normal && hasExecBarriers_) emitExit(st);
     prog_.paths[static_cast<size_t>(curThread_)].push_back(makePath(st, end));
   }
 
   // ----- execution barriers ------------------------------------------------------------------------
+
+  /// The thread's exit at the end of a normally ending path (ret, exit, or the end of its code): an
+  /// event without memory effect (tag EXIT, not in F) that later barrier generations wait for.
+  void emitExit(PathState& st) {
+    Event e;
+    e.type = EventType::Fence;
+    e.op = OpId::Exit;
+    const auto& code = thread(curThread_).code;
+    e.src = st.pc < code.size() && code[st.pc].instr ? code[st.pc].instr->src : thread(curThread_).src;
+    addTag(e, "EXIT");
+    e.label = "EXIT";
+    ExitRecord x{emit(st, std::move(e)), curThread_, {}};
+    for (const auto& [b, use] : st.barUse) x.arrived[b] = use.arrived;
+    exits_.push_back(std::move(x));
+  }
 
   /// The execution barrier (cluster barrier of `group`, or named barrier `id` of CTA `group`) used by
   /// `in`; `count` is the thread-count operand (-1 if none), converted to litmus threads.
@@ -1065,16 +1115,29 @@ class Lowerer {
       if (++st.steps > opt_.maxSteps)
         fail(stmt.instr->src, fmt::format("more than {} instructions executed on one path", opt_.maxSteps));
       const Instr& in = *stmt.instr;
+      // A guarded branch/ret/exit makes everything after it control-dependent on the predicate's reads;
+      // any other guarded instruction is a conditional instruction: only its own events are (the paths
+      // rejoin after it, docs/lowering.md "Predicated instructions").
+      std::optional<std::vector<EventId>> ctrlAfter;
       if (in.guard) {
         auto it = st.regs.find(in.guard->pred);
         ExprId p = it == st.regs.end() ? prog_.exprs.constant(0) : it->second;
         if (in.guard->negated) p = prog_.exprs.make(ExprOp::LNot, {p});
-        if (!decide(st, p, work, [](PathState& o) { ++o.pc; })) {
+        const bool transfer = ptx::opInfo(in.op).family == ptx::OpFamily::Branch;
+        if (!transfer) ctrlAfter = st.ctrlReads;
+        const bool taken = decide(st, p, work, [&](PathState& o) {
+          ++o.pc;
+          if (ctrlAfter) o.ctrlReads = *ctrlAfter;
+        });
+        if (transfer) addCtrlReads(st, p);  // also when the predicate was decided earlier on this path
+        if (!taken) {
           ++st.pc;
           continue;
         }
       }
-      switch (step(st, in, work)) {
+      const Flow flow = step(st, in, work);
+      if (ctrlAfter) st.ctrlReads = std::move(*ctrlAfter);
+      switch (flow) {
         case Flow::Next: ++st.pc; break;
         case Flow::Jumped: break;
         case Flow::Ended: return finishPath(st, PathEnd::Normal);

@@ -130,7 +130,7 @@ class SmtRunner {
     SymAlgebra alg(terms, n, fmt::format("s{}_", skIndex));
     for (const auto& [name, bits] : sk.sets) alg.setSet(name, alg.constSet(bits));
     for (const auto& [name, bits] : sk.relations) alg.setRel(name, alg.constRel(bits));
-    z3::solver s(ctx_);
+    z3::solver s(ctx_, z3::solver::simple());
 
     // Read values and the value encoder.
     std::map<events::EventId, z3::expr> readVal;
@@ -239,6 +239,9 @@ class SmtRunner {
         s.add(z3::implies(terms.expr(l), terms.expr(fw.v[static_cast<size_t>(w)])));
       }
     }
+
+    // A path choice whose guards no rf/co choice satisfies has no execution: skip the (costly) model.
+    if (check(s, z3::expr_vector(ctx_)) == z3::unsat) return;
 
     // The model: plain checks as tracked assertions, flags recorded.
     cat::ModelResult<SymAlgebra> mr = interp_.run(alg);
