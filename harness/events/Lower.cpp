@@ -1129,11 +1129,13 @@ class Lowerer {
           ++o.pc;
           if (ctrlAfter) o.ctrlReads = *ctrlAfter;
         });
-        if (transfer) addCtrlReads(st, p);  // also when the predicate was decided earlier on this path
         if (!taken) {
+          if (ctrlAfter) st.ctrlReads = std::move(*ctrlAfter);
+          else addCtrlReads(st, p);
           ++st.pc;
           continue;
         }
+        addCtrlReads(st, p);  // also when the predicate was decided earlier on this path
       }
       const Flow flow = step(st, in, work);
       if (ctrlAfter) st.ctrlReads = std::move(*ctrlAfter);
