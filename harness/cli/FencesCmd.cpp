@@ -142,8 +142,8 @@ void addFencesCommand(CLI::App& app, int& exitCode) {
       "fences",
       "fence-necessity analysis: which fences, proxy fences, barriers and waits of each test are necessary "
       "(removing or weakening one at a time), per model; --axiom-coverage: which tests need each model rule");
-  cmd->add_option("--model", args->models,
-                  "cat model (repeatable; default: models/ptx.cat and every models/ptx-*.cat)");
+  cmd->add_option("--model", args->models, "cat model (repeatable; default: models/ptx.cat and every models/ptx-*.cat)")
+      ->allow_extra_args(false);
   cmd->add_option("--engine", args->engine, "engine: smt, enum or both")->check(CLI::IsMember({"smt", "enum", "both"}));
   cmd->add_option("--unroll", args->unroll, "loop unrolling bound")->check(CLI::Range(0, 64));
   cmd->add_option("--timeout", args->timeoutMs, "per-check timeout in milliseconds (0 = none)");
@@ -156,8 +156,10 @@ void addFencesCommand(CLI::App& app, int& exitCode) {
                 "model mutation check: for each named check and proxy-fence rule, the tests whose verdict "
                 "changes without it (exit 1 if a rule changes none)");
   cmd->add_option("--rule-prefix", args->prefixes,
-                  "--axiom-coverage: definition-name prefix of proxy-fence rules (repeatable; default pf-)");
-  cmd->add_option("--rule", args->only, "--axiom-coverage: only this rule (repeatable)");
+                  "--axiom-coverage: definition-name prefix of proxy-fence rules (repeatable; default pf-)")
+      ->allow_extra_args(false);
+  // Repeatable options take one value per occurrence; otherwise CLI11 lets them swallow the test paths.
+  cmd->add_option("--rule", args->only, "--axiom-coverage: only this rule (repeatable)")->allow_extra_args(false);
   cmd->add_option("--per-rule", args->perRule, "--axiom-coverage: tests listed per rule")->check(CLI::Range(1, 1000));
   cmd->add_option("--max-tries", args->maxTries, "--axiom-coverage: tests tried per rule (0 = all)");
   cmd->add_option("-j,--jobs", args->jobs, "parallel checks (mutants; with --axiom-coverage: rules)")
