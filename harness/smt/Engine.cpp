@@ -240,9 +240,6 @@ class SmtRunner {
       }
     }
 
-    // A path choice whose guards no rf/co choice satisfies has no execution: skip the (costly) model.
-    if (check(s, z3::expr_vector(ctx_)) == z3::unsat) return;
-
     // The model: plain checks as tracked assertions, flags recorded.
     cat::ModelResult<SymAlgebra> mr = interp_.run(alg);
     if (mr.outcomes.size() != 1)
