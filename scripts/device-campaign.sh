@@ -6,6 +6,8 @@
 #   scripts/device-campaign.sh [ITERATIONS] [all|suite]
 #     all (default): calibration (ITERATIONS per test), deadlock/watchdog, litmus/async (1e6 per test)
 #     suite: every other suite directory (base bugs seeds mixedproxy clc), ITERATIONS per test
+#     proxy: litmus/mixedproxy (surface/texture objects) and litmus/async with bank-conflict lanes
+#            (bankConflictLanes 8), ITERATIONS per test
 # Needs: g++ (C++20), the CUDA toolkit (cuda.h, libcuda), nlohmann/json headers (system or
 # .hwdeps/include, carried by the caller).
 set -u
@@ -44,6 +46,21 @@ JSON
     litmus/base litmus/async litmus/bugs litmus/seeds litmus/mixedproxy litmus/clc > "$OUT/suite.log" 2>&1
   log "suite exit: $?"
   grep -E "^(Test .* (skipped|error|timed-out)|!!!)" "$OUT/suite.log" | head -80
+  exit 0
+fi
+if [ "$MODE" = proxy ]; then
+  cat > "$P" <<JSON
+{"memStressPct": 100, "memStressIterations": 64, "memStressPattern": 3, "preStressPct": 100,
+ "preStressIterations": 8, "preStressPattern": 0, "stressLineSize": 64, "stressTargetLines": 4,
+ "scratchMemorySize": 65536, "memStride": 64, "shufflePct": 100, "barrierPct": 100,
+ "spinBound": 200000, "launchTimeoutMs": 10000, "groupsPerBlock": 4, "stressWarpsPerBlock": 2, "seed": 3,
+ "bankConflictLanes": 8, "bankConflictPct": 100, "bankConflictIterations": 256, "bankConflictPattern": 1}
+JSON
+  log "proxy: mixedproxy (surface/texture) and async (bank-conflict lanes), $ITER instances per test"
+  timeout 540 $BIN "${MODEL[@]}" --iterations "$ITER" --params "$P" --json "$OUT/proxy.json" \
+    litmus/mixedproxy litmus/async > "$OUT/proxy.log" 2>&1
+  log "proxy exit: $?"
+  grep -E "^(Test .* (skipped|error|timed-out)|!!!)" "$OUT/proxy.log" | head -80
   exit 0
 fi
 cat > "$P" <<JSON

@@ -21,6 +21,7 @@ struct GenArgs {
   bool check = false;
   int groups = 4;
   int stressWarps = 2;
+  int bankConflictLanes = 0;
 };
 
 int runGen(const GenArgs& a) {
@@ -33,6 +34,7 @@ int runGen(const GenArgs& a) {
   opt.arch = a.arch.empty() ? ptxgen::requiredArch(*pr.test) : a.arch;
   opt.groupsPerBlock = a.groups;
   opt.stressWarpsPerBlock = a.stressWarps;
+  opt.bankConflictLanes = a.bankConflictLanes;
   if (opt.arch == "sm_90a" && ptxgen::requiredArch(*pr.test) == "sm_100a") {
     std::cerr << a.test << ": error: test uses clusterlaunchcontrol (sm_100a only); use --arch sm_100a\n";
     return kUserError;
@@ -93,6 +95,9 @@ void addGenCommand(CLI::App& app, int& exitCode) {
   cmd->add_flag("--check", args->check, "assemble with ptxas and report its diagnostics");
   cmd->add_option("--groups", args->groups, "testing warp groups per CTA")->check(CLI::Range(1, 32));
   cmd->add_option("--stress-warps", args->stressWarps, "memory-stress warps per CTA")->check(CLI::Range(0, 31));
+  cmd->add_option("--bank-conflict-lanes", args->bankConflictLanes,
+                  "lanes per stress warp doing shared-memory bank-conflict stress (0: none)")
+      ->check(CLI::Range(0, 32));
   cmd->callback([args, &exitCode] { exitCode = runGen(*args); });
 }
 

@@ -5,8 +5,13 @@
 //   thread's code with bounded backward branches → registers to the result record → CTA/cluster
 //   barrier → shared final values by their owner → done counter; the last thread of an instance
 //   classifies the final state into the histogram (atomicAdd), or into "other" with a raw sample.
+// Stress warps run the memory-stress loop, or (lanes below bankConflictLanes) the bank-conflict loop
+// on shared-memory rows in the banks of the test's shared cells. Locations accessed through the
+// surface / texture proxy are read and written with sust/suld (2D surface array over the location's
+// region) and tex.1d (linear texture over it): the objects' handles are kernel parameters.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -88,6 +93,10 @@ class Generator {
   int globalCell_ = 4;
   std::vector<std::set<std::string>> preds_, wide_, b128_;
   std::vector<std::map<std::string, litmus::LocRef>> addrRegs_;
+  std::map<std::string, ptx::Proxy> aliasProxy_;  // surface/texture/constant alias name -> its proxy
+  std::map<int, int> surBind_, texBind_;          // global location -> index into k_.bindings
+  int bcLanes_ = 0;                               // bank-conflict lanes per stress warp
+  int bcOffset_ = 0;                              // byte offset of the bank-conflict rows in smem
   int clusterBarriers_ = 0;
   int labelCounter_ = 0;
   std::ostringstream* out_ = nullptr;
@@ -234,32 +243,65 @@ class Generator {
       if (d.aliasOf.empty()) continue;
       auto it = locs_.find(d.aliasOf);
       if (it == locs_.end()) fail(d.src, "alias '" + d.name + "' of unknown location '" + d.aliasOf + "'");
-      if (d.aliasProxy != ptx::Proxy::Generic)
-        fail(d.src, "'" + d.name + " @ " + std::string(ptx::toString(d.aliasProxy)) +
-                        " aliases' needs a surface/texture/constant binding, which the stress kernel does not create");
+      if (d.aliasProxy != ptx::Proxy::Generic) {
+        // A proxy view of x: accessed only by the instructions of that proxy (checkProxyAccesses);
+        // its object is created only if some instruction uses it.
+        if (it->second.shared)
+          fail(d.src, "'" + d.name + " @ " + std::string(ptx::toString(d.aliasProxy)) + " aliases " + d.aliasOf +
+                          "': '" + d.aliasOf +
+                          "' is in shared memory, but CUDA surface/texture/constant objects view global memory only");
+        locs_[d.name] = it->second;
+        aliasProxy_[d.name] = d.aliasProxy;
+        continue;
+      }
       locs_[d.name] = it->second;
       k_.notes.push_back("virtual alias '" + d.name + "' of '" + d.aliasOf +
                          "' is run through the same virtual address (no second VA mapping)");
     }
     if (k_.globals.size() > static_cast<size_t>(cfg::kMaxGlobals))
       fail({test_.file, 1, 1}, "too many global locations (max 16)");
-    k_.sharedBytes = static_cast<int>(shared_.size()) * slots_ * sharedCell_;
+    // Bank-conflict rows (one 128-byte row per lane: word w of every row is in bank w) follow the
+    // shared cells, 128-aligned so that row word w shares a bank with the cells at offsets = 4w mod 128.
+    if (opt_.bankConflictLanes < 0 || opt_.bankConflictLanes > 32)
+      fail({test_.file, 1, 1},
+           "bankConflictLanes must be in 0..32 (got " + std::to_string(opt_.bankConflictLanes) + ")");
+    bcLanes_ = opt_.bankConflictLanes;
+    if (bcLanes_ > 0 && shared_.empty()) {
+      k_.notes.push_back("bank-conflict stress not generated: the test has no shared-memory location");
+      bcLanes_ = 0;
+    }
+    const int bcBytes = bcLanes_ > 0 ? 128 + bcLanes_ * 128 : 0;  // rows + worst-case alignment padding
+    auto layoutShared = [&] {
+      const int cells = static_cast<int>(shared_.size()) * slots_ * sharedCell_;
+      bcOffset_ = (cells + 127) / 128 * 128;
+      k_.sharedBytes = bcLanes_ > 0 ? bcOffset_ + bcLanes_ * 128 : cells;
+    };
+    layoutShared();
     if (k_.sharedBytes > 48 * 1024) {
-      opt_.groupsPerBlock = std::max(1, opt_.groupsPerBlock * 48 * 1024 / k_.sharedBytes);
+      const int cells = static_cast<int>(shared_.size()) * slots_ * sharedCell_;
+      opt_.groupsPerBlock = std::max(1, opt_.groupsPerBlock * (48 * 1024 - bcBytes) / cells);
       slots_ = opt_.groupsPerBlock * laneStride_;
       k_.slotsPerCta = slots_;
       k_.blockDim = 32 * (nw_ * opt_.groupsPerBlock + opt_.stressWarpsPerBlock);
-      k_.sharedBytes = static_cast<int>(shared_.size()) * slots_ * sharedCell_;
+      layoutShared();
     }
+    k_.bankConflictLanes = bcLanes_;
+    k_.bankConflictOffset = bcLanes_ > 0 ? bcOffset_ : -1;
     for (const auto& ri : test_.regInits) {
       if (ri.thread < 0 || ri.thread >= static_cast<int>(test_.threads.size()))
         fail(ri.src, "register init for an unknown thread");
       if (ri.addressOf) {
         if (!locs_.count(ri.addressOf->name))
           fail(ri.src, "register holds the address of unknown location '" + ri.addressOf->name + "'");
+        if (aliasProxy_.count(ri.addressOf->name))
+          fail(ri.src, "register holds the address of '" + ri.addressOf->name + "', a " +
+                           std::string(ptx::toString(aliasProxy_.at(ri.addressOf->name))) +
+                           "-proxy alias: it has no generic address");
         addrRegs_[ri.thread][ri.reg] = *ri.addressOf;
       }
     }
+
+    checkProxyAccesses();
 
     // Observed terms and the result record.
     int word = 0;
@@ -283,6 +325,12 @@ class Generator {
         } else {
           ot.source = TermSource::GlobalLoc;
           ot.globalLoc = it->second.index;
+          if (const Instr* w = surfaceWriter(it->second.index))
+            fail(w->src, "the final value of '" + term.loc.name + "' is observed, but " +
+                             std::string(spellProxyOp(*w)) +
+                             " writes it through the surface proxy: the kernel reads final values in the same "
+                             "launch through the generic proxy, which is not ordered after surface writes "
+                             "(PTX has no surface proxy fence)");
           ot.widthBits = globalCell_ >= 8 ? 64 : 32;
         }
       }
@@ -318,6 +366,129 @@ class Generator {
         break;
       default: break;
     }
+  }
+
+  // ---------------------------------------------------------------- surface / texture / constant proxies
+  static bool isProxyAccess(OpId op) {
+    return op == OpId::Sust || op == OpId::Suld || op == OpId::Tld || op == OpId::Cold;
+  }
+
+  /// "sust.weak": the instruction's mnemonic and semantics, for messages.
+  static std::string spellProxyOp(const Instr& in) {
+    std::string s(ptx::opInfo(in.op).mnemonic);
+    if (in.sem != ptx::Sem::None) s += "." + std::string(ptx::toString(in.sem));
+    return s;
+  }
+
+  /// The location operand of an instruction (nullptr if none).
+  static const Operand* locOperand(const Instr& in) {
+    for (const auto& op : in.operands)
+      if (op.kind == Operand::Kind::Addr || op.kind == Operand::Kind::Loc) return &op;
+    return nullptr;
+  }
+
+  /// The physical location an address operand names, if it names a declared one directly.
+  std::optional<LocTarget> targetOf(const Operand& op) const {
+    if (op.kind != Operand::Kind::Addr && op.kind != Operand::Kind::Loc) return std::nullopt;
+    if (!op.baseReg.empty()) return std::nullopt;
+    auto it = locs_.find(op.loc.name);
+    if (it == locs_.end()) return std::nullopt;
+    return it->second;
+  }
+
+  /// The first sust writing global location l (nullptr if none).
+  const Instr* surfaceWriter(int l) const {
+    for (const auto& th : test_.threads)
+      for (const auto& st : th.code)
+        if (st.instr && st.instr->op == OpId::Sust)
+          if (const Operand* a = locOperand(*st.instr))
+            if (auto t = targetOf(*a); t && !t->shared && t->index == l) return &*st.instr;
+    return nullptr;
+  }
+
+  /// Every instruction of a non-generic proxy accesses an alias of that proxy, in a form the kernel
+  /// can encode; no generic instruction uses such an alias. Records the surface / texture bindings.
+  void checkProxyAccesses() {
+    for (const auto& th : test_.threads)
+      for (const auto& st : th.code) {
+        if (!st.instr) continue;
+        const Instr& in = *st.instr;
+        const std::string mnemonic(ptx::opInfo(in.op).mnemonic);
+        if (!isProxyAccess(in.op)) {
+          for (const auto& op : in.operands) {
+            if (op.kind != Operand::Kind::Addr && op.kind != Operand::Kind::Loc) continue;
+            auto it = aliasProxy_.find(op.loc.name);
+            if (it == aliasProxy_.end() || !op.baseReg.empty()) continue;
+            const std::string proxy(ptx::toString(it->second));
+            fail(op.src, "'" + op.loc.name + "' is a " + proxy + "-proxy alias: only " +
+                             (it->second == ptx::Proxy::Surface   ? std::string("sust/suld")
+                              : it->second == ptx::Proxy::Texture ? std::string("tld")
+                                                                  : std::string("cold")) +
+                             " may access it, not the generic-proxy instruction " + mnemonic);
+          }
+          continue;
+        }
+        const ptx::Proxy want = ptx::opInfo(in.op).proxy;
+        const std::string proxy(ptx::toString(want));
+        const Operand* a = locOperand(in);
+        if (a == nullptr) fail(in.src, mnemonic + ": expected a location operand");
+        auto it = aliasProxy_.find(a->loc.name);
+        if (!a->baseReg.empty() || it == aliasProxy_.end() || it->second != want)
+          fail(a->src, mnemonic + " accesses memory through the " + proxy + " proxy: its operand must name a `@ " +
+                           proxy + " aliases` location (got '" + (a->baseReg.empty() ? a->loc.name : a->baseReg) +
+                           "')");
+        if (in.op == OpId::Cold) failConstant(in, *a);
+        if (a->kind == Operand::Kind::Addr && a->imm != 0)
+          fail(a->src, mnemonic + ": an offset into a " + proxy + " alias is not supported by the stress kernel");
+        if (in.type != DataType::None && ptx::byteWidth(in.type) != 4)
+          fail(in.src, mnemonic + std::string(ptx::toString(in.type)) +
+                           ": the stress kernel binds 32-bit surface/texture elements only");
+        const int l = locs_.at(a->loc.name).index;
+        (want == ptx::Proxy::Surface ? surBind_ : texBind_).emplace(l, -1);
+      }
+    for (int l = 0; l < static_cast<int>(k_.globals.size()); ++l) {
+      if (auto it = surBind_.find(l); it != surBind_.end()) {
+        it->second = static_cast<int>(k_.bindings.size());
+        k_.bindings.push_back({ptx::Proxy::Surface, l, "p_sur" + std::to_string(l)});
+      }
+      if (auto it = texBind_.find(l); it != texBind_.end()) {
+        it->second = static_cast<int>(k_.bindings.size());
+        k_.bindings.push_back({ptx::Proxy::Texture, l, "p_tex" + std::to_string(l)});
+      }
+    }
+    k_.surfaceMap = !surBind_.empty();
+    if (!k_.bindings.empty() && globalCell_ != 4)
+      fail({test_.file, 1, 1},
+           "surface/texture aliases need 32-bit location cells, but the test's widest access needs " +
+               std::to_string(globalCell_) + "-byte cells");
+  }
+
+  /// Constant-proxy reads cannot be run: PTX's .const space is host-initialised read-only memory.
+  [[noreturn]] void failConstant(const Instr& in, const Operand& a) {
+    const LocTarget target = locs_.at(a.loc.name);
+    std::string physical = a.loc.name;
+    for (const auto& d : test_.locations)
+      if (d.name == a.loc.name && !d.aliasOf.empty()) physical = d.aliasOf;
+    const Instr* writer = nullptr;
+    for (const auto& th : test_.threads)
+      for (const auto& st : th.code) {
+        if (!st.instr || writer) continue;
+        const auto fam = ptx::opInfo(st.instr->op).family;
+        if (fam != OpFamily::Write && fam != OpFamily::Rmw && fam != OpFamily::AsyncCopy) continue;
+        for (const auto& op : st.instr->operands) {
+          auto t = targetOf(op);
+          if (t && t->shared == target.shared && t->index == target.index) writer = &*st.instr;
+          if (writer || fam == OpFamily::AsyncCopy) break;  // a copy writes its first operand only
+        }
+      }
+    std::string why = writer ? ", which this test writes with " + std::string(ptx::opInfo(writer->op).mnemonic) +
+                                   " at " + writer->src.str()
+                             : ", a location of the kernel's writable global buffer";
+    fail(in.src,
+         spellProxyOp(in) + " reads '" + a.loc.name +
+             "' through the constant proxy (ld.const), but PTX's .const "
+             "state space is read-only memory initialised by the host (PTX ISA 9.2 §5.1.3), so it cannot alias '" +
+             physical + "'" + why + "; the test cannot be run on hardware");
   }
 
   // ---------------------------------------------------------------- emission helpers
@@ -380,6 +551,31 @@ class Generator {
     o() << "  add.u64 %sK, %sK, 1;\n  bra " << L << ";\n" << L << "_end:\n";
   }
 
+  /// Bank-conflict stress (lanes below bcLanes_ of a stress warp; iterations and pattern from the
+  /// configuration buffer). Lane j accesses row j of the bank-conflict rows; in iteration k all lanes
+  /// of the warp access word (c * cell / 4) mod 32 of their row, c = (k + warp) mod C over the C shared
+  /// cells of the CTA: the bank of test cell c. Distinct rows, one bank: every access of the warp is a
+  /// bcLanes_-way bank conflict in a bank that the test's shared accesses use.
+  void emitBankConflict() {
+    const int cells = static_cast<int>(shared_.size()) * slots_;
+    std::string L = fresh("bank");
+    o() << "  // bank-conflict stress: " << bcLanes_ << " lane(s) per stress warp, rows of 32 words at smem+"
+        << bcOffset_ << "\n";
+    o() << "  " << cfgLoad("%bIt", cfg::kBankIters) << "\n";
+    o() << "  setp.eq.u64 %pb0, %bIt, 0;\n  @%pb0 bra " << L << "_end;\n";
+    o() << "  " << cfgLoad("%bPat", cfg::kBankPattern) << "\n";
+    o() << "  and.b64 %bK, %bPat, 1;\n  setp.ne.u64 %pb1, %bK, 0;\n";
+    o() << "  and.b64 %bK, %bPat, 2;\n  setp.ne.u64 %pb2, %bK, 0;\n";
+    o() << "  mad.lo.u32 %bRow, %lane, 128, %sbase;\n  add.u32 %bRow, %bRow, " << bcOffset_ << ";\n";
+    o() << "  mov.u64 %bK, 0;\n";
+    o() << L << ":\n  setp.ge.u64 %pb0, %bK, %bIt;\n  @%pb0 bra " << L << "_end;\n";
+    o() << "  cvt.u32.u64 %r1, %bK;\n  add.u32 %r1, %r1, %warp;\n  rem.u32 %r1, %r1, " << cells << ";\n";
+    o() << "  mul.lo.u32 %r1, %r1, " << sharedCell_ << ";\n  and.b32 %r1, %r1, 127;\n  add.u32 %bA, %bRow, %r1;\n";
+    o() << "  @%pb1 st.volatile.shared::cta.u32 [%bA], %r1;\n  @!%pb1 ld.volatile.shared::cta.u32 %r2, [%bA];\n";
+    o() << "  @%pb2 st.volatile.shared::cta.u32 [%bA], %r1;\n  @!%pb2 ld.volatile.shared::cta.u32 %r2, [%bA];\n";
+    o() << "  add.u64 %bK, %bK, 1;\n  bra " << L << ";\n" << L << "_end:\n";
+  }
+
   void emitBarrierAll() {
     if (k_.clustered)
       o() << "  barrier.cluster.arrive.release;\n  barrier.cluster.wait.acquire;\n";
@@ -394,7 +590,10 @@ class Generator {
       << k_.roles << " role(s), " << k_.blockDim << " threads per CTA.\n";
     s << ".visible .entry " << k_.entry
       << "(.param .u64 p_mem, .param .u64 p_cfg, .param .u64 p_res, .param .u64 p_ctr, .param .u64 p_hist,"
-         " .param .u64 p_samples, .param .u64 p_scratch)\n";
+         " .param .u64 p_samples, .param .u64 p_scratch";
+    for (const auto& b : k_.bindings) s << ", .param .u64 " << b.param;
+    if (k_.surfaceMap) s << ", .param .u64 " << surf::kMapParam;
+    s << ")\n";
     s << "  .maxntid " << k_.blockDim << ", 1, 1\n";
     if (k_.clustered) s << "  .explicitcluster\n  .reqnctapercluster " << k_.clusterDim << ", 1, 1\n";
     s << "{\n";
@@ -407,6 +606,11 @@ class Generator {
     s << "  .reg .b32 %mytid, %warp, %lane, %rank, %gcl, %role, %qraw, %group, %wig, %sub, %rawSlot, %spin, %lt, "
          "%sbase, %bar;\n";
     for (size_t l = 0; l < k_.globals.size(); ++l) s << "  .reg .b64 %ga" << l << ";\n";
+    for (const auto& [l, b] : surBind_)
+      s << "  .reg .b64 %hs" << l << ";\n  .reg .b32 %sx" << l << ", %sy" << l << ";\n";
+    for (const auto& [l, b] : texBind_) s << "  .reg .b64 %ht" << l << ";\n  .reg .b32 %ti" << l << ";\n";
+    if (k_.surfaceMap) s << "  .reg .b64 %smap;\n";
+    if (bcLanes_ > 0) s << "  .reg .b64 %bIt, %bPat, %bK;\n  .reg .b32 %bRow, %bA;\n  .reg .pred %pb<3>;\n";
     for (size_t l = 0; l < shared_.size(); ++l) {
       s << "  .reg .b32 %sa" << l << ";\n";
       for (const auto& [cta, rank] : ctaRank_) s << "  .reg .b32 %sr" << l << "_" << cta << ";\n";
@@ -436,6 +640,10 @@ class Generator {
                                                     : "p_" + std::string(p);
       s << "  ld.param.u64 %" << p << ", [" << param << "];\n  cvta.to.global.u64 %" << p << ", %" << p << ";\n";
     }
+    // Surface / texture object handles (opaque .u64 values, used as the surface/texture operand).
+    for (const auto& [l, b] : surBind_) s << "  ld.param.u64 %hs" << l << ", [" << k_.bindings[b].param << "];\n";
+    for (const auto& [l, b] : texBind_) s << "  ld.param.u64 %ht" << l << ", [" << k_.bindings[b].param << "];\n";
+    if (k_.surfaceMap) s << "  ld.param.u64 %smap, [" << surf::kMapParam << "];\n  cvta.to.global.u64 %smap, %smap;\n";
     s << "  mov.u32 %mytid, %tid.x;\n  shr.u32 %warp, %mytid, 5;\n  and.b32 %lane, %mytid, 31;\n  mov.s32 %lt, -1;\n";
     if (k_.clustered)
       s << "  mov.u32 %rank, %cluster_ctarank;\n  mov.u32 %gcl, %clusterid.x;\n";
@@ -491,7 +699,13 @@ class Generator {
     for (size_t t = 0; t < test_.threads.size(); ++t) emitThread(static_cast<int>(t));
     // Stress path.
     s << "$STRESS:\n";
+    if (bcLanes_ > 0) {
+      s << "  setp.ge.u32 %p1, %lane, " << bcLanes_ << ";\n  @%p1 bra $MEMSTRESS;\n";
+      emitBankConflict();
+      s << "  bra $STRESS_DONE;\n$MEMSTRESS:\n";
+    }
     emitStress(cfg::kMemIters, cfg::kMemPattern);
+    if (bcLanes_ > 0) s << "$STRESS_DONE:\n";
     if (k_.clustered)
       for (int i = 0; i < clusterBarriers_; ++i)
         s << "  barrier.cluster.arrive.relaxed;\n  barrier.cluster.wait.acquire;\n";
@@ -563,13 +777,19 @@ class Generator {
     s << "$EXIT:\n  ret;\n}\n";
   }
 
-  /// %dst = address of global location l's cell for %inst.
-  void emitGlobalAddr(int l, const std::string& dst) {
+  /// %dst = address of global location l's cell for %inst. With `proxyCoords`, also the cell's
+  /// surface coordinates (%sx<l>, %sy<l> from the surface map) and texture element (%ti<l>).
+  void emitGlobalAddr(int l, const std::string& dst, bool proxyCoords = false) {
     o() << "  ld.global.u64 %y1, [%cfg+" << (cfg::kLocPerm + 3 * l) * 8 << "];\n";
     o() << "  ld.global.u64 %y2, [%cfg+" << (cfg::kLocPerm + 3 * l + 1) * 8 << "];\n";
     o() << "  ld.global.u64 %y3, [%cfg+" << (cfg::kLocPerm + 3 * l + 2) * 8 << "];\n";
     o() << "  ld.global.u64 %y4, [%cfg+" << cfg::kStride * 8 << "];\n";
-    o() << "  mad.lo.u64 %y5, %inst, %y1, %y2;\n  rem.u64 %y5, %y5, %N;\n  mad.lo.u64 %y5, %y5, %y4, %y3;\n";
+    o() << "  mad.lo.u64 %y5, %inst, %y1, %y2;\n  rem.u64 %y5, %y5, %N;\n";
+    if (proxyCoords && surBind_.count(l))
+      o() << "  mad.lo.u64 %y6, %y5, 8, %smap;\n  ld.global.v2.u32 {%sx" << l << ", %sy" << l << "}, [%y6];\n";
+    if (proxyCoords && texBind_.count(l))
+      o() << "  mul.lo.u64 %y6, %y5, %y4;\n  shr.u64 %y6, %y6, 2;\n  cvt.u32.u64 %ti" << l << ", %y6;\n";
+    o() << "  mad.lo.u64 %y5, %y5, %y4, %y3;\n";
     o() << "  add.u64 " << dst << ", %y5, %mem;\n";
   }
 
@@ -674,7 +894,7 @@ class Generator {
             }
           }
     for (const auto& [r, ref] : addrRegs_[t]) noteLoc(ref);
-    for (int l : globalsUsed) emitGlobalAddr(l, "%ga" + std::to_string(l));
+    for (int l : globalsUsed) emitGlobalAddr(l, "%ga" + std::to_string(l), true);
     for (int l : sharedUsed)
       o() << "  mad.lo.u32 %sa" << l << ", %rawSlot, " << sharedCell_ << ", %sbase;\n  add.u32 %sa" << l << ", %sa" << l
           << ", " << l * slots_ * sharedCell_ << ";\n";
@@ -807,17 +1027,42 @@ class Generator {
         o() << "  " << g << spell(in, a.space) << " " << a.text << ", " << src(t, ops[1], bits, tmp) << ";\n";
         return;
       }
-      case OpId::Tld:
-      case OpId::Suld:
-      case OpId::Sust:
-      case OpId::Cold:
-        fail(in.src, std::string(info.mnemonic) + " (" + std::string(ptx::toString(info.proxy)) +
-                         " proxy) needs a texture/surface/constant binding, which the stress kernel does not create");
+      case OpId::Sust: {
+        // Surface store of the cell (2D array element at the surface-map coordinates; .trap: a
+        // coordinate out of the array is a fault, never a silent clamp).
+        need(2);
+        const int l = locs_.at(ops[0].loc.name).index;
+        std::string v = src(t, ops[1], 32, tmp);
+        if (ops[1].kind != Operand::Kind::Reg) {
+          o() << "  mov.b32 %x6, " << v << ";\n";
+          v = "%x6";
+        }
+        o() << "  " << g << "sust.b.2d.b32.trap [%hs" << l << ", {%sx" << l << ", %sy" << l << "}], {" << v << "};\n";
+        return;
+      }
+      case OpId::Suld: {
+        need(2);
+        const int l = locs_.at(ops[1].loc.name).index;
+        o() << "  " << g << "suld.b.2d.b32.trap {%x7}, [%hs" << l << ", {%sx" << l << ", %sy" << l << "}];\n";
+        o() << "  " << g << "cvt.u64.u32 " << reg(t, ops[0].name) << ", %x7;\n";
+        return;
+      }
+      case OpId::Tld: {
+        // Texture fetch of element %ti (linear-memory texture of 32-bit unsigned elements).
+        need(2);
+        const int l = locs_.at(ops[1].loc.name).index;
+        o() << "  " << g << "tex.1d.v4.u32.s32 {%x7, %x4, %x5, %x6}, [%ht" << l << ", {%ti" << l << "}];\n";
+        o() << "  " << g << "cvt.u64.u32 " << reg(t, ops[0].name) << ", %x7;\n";
+        return;
+      }
+      case OpId::Cold: failConstant(in, ops.at(1));
       case OpId::FenceProxyKind: {
         bool ok = in.hasFlag("alias");
         if (!ok)
           fail(in.src, "fence.proxy." + (in.flags.empty() ? std::string("?") : in.flags[0]) +
-                           " is a model-only proxy fence with no PTX encoding");
+                           " is a proxy fence of the mixed-proxy model with no PTX encoding (PTX ISA 9.2 §9.7.13.4: "
+                           ".proxykind is .alias or .async*; ptxas rejects it), so the test cannot be run on "
+                           "hardware as written");
         o() << "  " << g << "fence.proxy.alias;\n";
         return;
       }

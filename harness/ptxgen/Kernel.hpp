@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "litmus/Ast.hpp"
+#include "ptx/Attributes.hpp"
 
 namespace ptxmm::ptxgen {
 
@@ -18,6 +19,10 @@ struct GenOptions {
   int stressWarpsPerBlock = 2;  ///< extra warps per CTA that only do memory stress
   int sharedCellBytes = 16;     ///< size of one shared-memory location cell (16: fits .b128 and bulk copies)
   int globalCellBytes = 0;      ///< size of one global location cell (0: derived from the widest access, >= 4)
+  /// Bank-conflict stress lanes (0..32, 0 = off): lanes 0..N-1 of every warp that runs no litmus thread
+  /// (the stress warps) hammer shared-memory rows in the banks of the test's shared locations instead
+  /// of running the memory-stress loop. Needs a shared location in the test (else nothing is generated).
+  int bankConflictLanes = 0;
 };
 
 /// Where the value of an observed term comes from on the device.
@@ -40,6 +45,29 @@ struct GlobalLoc {
   int cellBytes = 4;
 };
 
+/// A global location accessed through the surface or texture proxy (`s @ surface aliases x` read or
+/// written by sust/suld, `t @ texture aliases x` read by tld). The runner creates the object over the
+/// location's own region of the memory buffer, so that the aliasing is physical, and passes its handle
+/// as the kernel parameter `param` (after the fixed parameters, in `Kernel::bindings` order):
+///   Surface: a 2D CUDA array of 32-bit elements (surf::kArrayWidth wide, a multiple of
+///            surf::kRowAlign rows) mapped over the region through CUDA external memory; the
+///            kernel addresses cell c at the coordinates surface-map[c] (`sust.b.2d` / `suld.b.2d`);
+///   Texture: a linear-memory texture object over the region; cell c is element c*stride/4 (`tex.1d`).
+struct ProxyBinding {
+  ptx::Proxy proxy = ptx::Proxy::Surface;  ///< Surface or Texture
+  int globalLoc = -1;                      ///< index into Kernel::globals
+  std::string param;                       ///< kernel parameter holding the object's handle (.u64)
+};
+
+/// Layout of the surface arrays shared by the generator and the runner.
+namespace surf {
+inline constexpr int kArrayWidth = 1024;  ///< 32-bit elements per row (4 KiB rows)
+/// Rows are a multiple of this: the block-linear footprint is then exactly the region (checked on sm_90).
+inline constexpr int kRowAlign = 256;
+inline constexpr uint64_t kRegionAlign = uint64_t{kArrayWidth} * kRowAlign * 4;  ///< region size granule (1 MiB)
+inline constexpr const char* kMapParam = "p_surmap";  ///< u32 pairs {x in bytes, y} per cell index
+}  // namespace surf
+
 /// A generated PTX module and what the runner needs to launch it.
 struct Kernel {
   std::string ptx;                       ///< the complete module text
@@ -57,6 +85,10 @@ struct Kernel {
   int sharedBytes = 0;                   ///< static shared memory per CTA
   std::vector<GlobalLoc> globals;        ///< global locations, region order
   std::vector<ObservedTerm> terms;       ///< state-key terms, canonical order
+  std::vector<ProxyBinding> bindings;    ///< surface/texture objects, kernel parameter order
+  bool surfaceMap = false;               ///< a surface binding exists: parameter surf::kMapParam follows them
+  int bankConflictLanes = 0;             ///< bank-conflict lanes generated per stress warp (0: none)
+  int bankConflictOffset = -1;           ///< byte offset of the bank-conflict rows in shared memory (multiple of 128)
   std::vector<std::string> notes;        ///< approximations made (e.g. aliases not mapped)
 };
 
@@ -74,6 +106,8 @@ inline constexpr int kAssign = 8;         ///< 0: round-robin lines per warp, 1:
 inline constexpr int kSpinBound = 9;      ///< bound of every spin (start barrier, backward branches)
 inline constexpr int kStartBarrier = 10;  ///< 1: align the instance's threads with a spin barrier
 inline constexpr int kStride = 11;        ///< bytes between the cells of consecutive instances
+inline constexpr int kBankIters = 12;     ///< bank-conflict stress iterations of the bank-conflict lanes
+inline constexpr int kBankPattern = 13;   ///< as kMemPattern, for the bank-conflict accesses
 inline constexpr int kOtherBucket = 15;   ///< histogram index of "other"; "timed out" is the next one
 inline constexpr int kRolePerm = 16;      ///< role k: [16+2k] column multiplier, [17+2k] column offset
 inline constexpr int kSlotOff = 32;       ///< role k: slot rotation

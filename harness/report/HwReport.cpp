@@ -167,11 +167,9 @@ int runCampaign(const CampaignOptions& opt, std::ostream& out, std::ostream& err
     std::optional<ModelStates> model;
     std::string modelError;
     try {
-      ptxgen::GenOptions g;
-      g.arch = opt.archOverride.empty() ? ptxgen::requiredArch(test) : opt.archOverride;
-      g.groupsPerBlock = opt.params.groupsPerBlock;
-      g.stressWarpsPerBlock = opt.params.stressWarpsPerBlock;
-      kernel = ptxgen::generate(test, g);
+      kernel = ptxgen::generate(
+          test,
+          runner::kernelShape(opt.params, opt.archOverride.empty() ? ptxgen::requiredArch(test) : opt.archOverride));
       if (opt.oracle) model = opt.oracle(test, modelError);
       std::vector<std::string> extra;
       if (model) extra.assign(model->allowed.begin(), model->allowed.end());
@@ -212,10 +210,22 @@ int runCampaign(const CampaignOptions& opt, std::ostream& out, std::ostream& err
       jr["negative"] = cc.negative;
       jr["observation"] = cc.observation;
       jr["positivePerSecond"] = r.seconds > 0 ? static_cast<double>(cc.positive) / r.seconds : 0.0;
-      jr["kernel"] = json{{"arch", kernel.arch},           {"ptxVersion", kernel.ptxVersion},
-                          {"blockDim", kernel.blockDim},   {"clusterDim", kernel.clusterDim},
-                          {"clustered", kernel.clustered}, {"slotsPerCta", kernel.slotsPerCta},
-                          {"roles", kernel.roles},         {"notes", kernel.notes}};
+      json bindings = json::array();
+      for (const auto& b : kernel.bindings)
+        bindings.push_back(json{{"location", kernel.globals.at(static_cast<size_t>(b.globalLoc)).name},
+                                {"proxy", std::string(ptx::toString(b.proxy))},
+                                {"param", b.param}});
+      jr["kernel"] = json{{"arch", kernel.arch},
+                          {"ptxVersion", kernel.ptxVersion},
+                          {"blockDim", kernel.blockDim},
+                          {"clusterDim", kernel.clusterDim},
+                          {"clustered", kernel.clustered},
+                          {"slotsPerCta", kernel.slotsPerCta},
+                          {"roles", kernel.roles},
+                          {"sharedBytes", kernel.sharedBytes},
+                          {"bankConflictLanes", kernel.bankConflictLanes},
+                          {"bindings", bindings},
+                          {"notes", kernel.notes}};
       if (model) {
         Comparison c = compare(r.histogram, model->allowed);
         printComparison(out, test.name, model->model, c);

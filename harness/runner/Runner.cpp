@@ -76,6 +76,10 @@ StressParams paramsFromJson(const json& j) {
   field(j, "scratchMemorySize", p.scratchMemorySize, seen);
   field(j, "stressAssignmentStrategy", p.stressAssignmentStrategy, seen);
   field(j, "memStride", p.memStride, seen);
+  field(j, "bankConflictLanes", p.bankConflictLanes, seen);
+  field(j, "bankConflictPct", p.bankConflictPct, seen);
+  field(j, "bankConflictIterations", p.bankConflictIterations, seen);
+  field(j, "bankConflictPattern", p.bankConflictPattern, seen);
   field(j, "shufflePct", p.shufflePct, seen);
   field(j, "barrierPct", p.barrierPct, seen);
   field(j, "spinBound", p.spinBound, seen);
@@ -89,6 +93,11 @@ StressParams paramsFromJson(const json& j) {
   if (p.stressLineSize < 1 || p.scratchMemorySize < p.stressLineSize)
     throw std::runtime_error("stressLineSize must be in 1..scratchMemorySize");
   if (p.memStride < 4) throw std::runtime_error("memStride must be >= 4 bytes");
+  if (p.bankConflictLanes < 0 || p.bankConflictLanes > 32)
+    throw std::runtime_error("bankConflictLanes must be in 0..32");
+  if (p.bankConflictIterations < 0) throw std::runtime_error("bankConflictIterations must be >= 0");
+  if (p.bankConflictPattern < 0 || p.bankConflictPattern > 3)
+    throw std::runtime_error("bankConflictPattern must be in 0..3");
   if (p.launchesPerBatch < 1) p.launchesPerBatch = 1;
   return p;
 }
@@ -109,12 +118,65 @@ json toJson(const StressParams& p) {
               {"scratchMemorySize", p.scratchMemorySize},
               {"stressAssignmentStrategy", p.stressAssignmentStrategy},
               {"memStride", p.memStride},
+              {"bankConflictLanes", p.bankConflictLanes},
+              {"bankConflictPct", p.bankConflictPct},
+              {"bankConflictIterations", p.bankConflictIterations},
+              {"bankConflictPattern", p.bankConflictPattern},
               {"shufflePct", p.shufflePct},
               {"barrierPct", p.barrierPct},
               {"spinBound", p.spinBound},
               {"launchTimeoutMs", p.launchTimeoutMs},
               {"launchesPerBatch", p.launchesPerBatch},
               {"seed", p.seed}};
+}
+
+ptxgen::GenOptions kernelShape(const StressParams& p, const std::string& arch) {
+  ptxgen::GenOptions g;
+  g.arch = arch;
+  g.groupsPerBlock = p.groupsPerBlock;
+  g.stressWarpsPerBlock = p.stressWarpsPerBlock;
+  g.bankConflictLanes = p.bankConflictLanes;
+  return g;
+}
+
+uint64_t cellStride(const ptxgen::Kernel& kernel, const StressParams& p) {
+  const uint64_t cell = kernel.globals.empty() ? 4 : static_cast<uint64_t>(kernel.globals[0].cellBytes);
+  return std::max<uint64_t>(cell, (static_cast<uint64_t>(p.memStride) + cell - 1) / cell * cell);
+}
+
+uint64_t regionBytes(const ptxgen::Kernel& kernel, uint64_t instances, uint64_t stride) {
+  const uint64_t granule = kernel.surfaceMap ? ptxgen::surf::kRegionAlign : 4096;
+  return std::max<uint64_t>(1, (instances * stride + granule - 1) / granule) * granule;
+}
+
+std::vector<uint32_t> surfaceMap(const std::vector<uint32_t>& layout, uint64_t instances, uint64_t stride,
+                                 std::string& error) {
+  const uint64_t words = layout.size();
+  std::vector<uint32_t> elementAt(words);
+  std::vector<bool> seen(words, false);
+  for (uint64_t w = 0; w < words; ++w) {
+    const uint64_t e = static_cast<uint64_t>(layout[w]) - 1;  // 0 (never written) wraps to a huge index
+    if (e >= words || seen[e]) {
+      error = "the surface array's memory layout is not a bijection onto its region: word " + std::to_string(w) +
+              (e >= words ? " holds no array element" : " repeats element " + std::to_string(e));
+      return {};
+    }
+    seen[e] = true;
+    elementAt[w] = static_cast<uint32_t>(e);
+  }
+  if (instances * stride > words * 4) {
+    error = "the surface array covers " + std::to_string(words * 4) + " bytes, fewer than the " +
+            std::to_string(instances * stride) + " of the cells";
+    return {};
+  }
+  const auto width = static_cast<uint32_t>(ptxgen::surf::kArrayWidth);
+  std::vector<uint32_t> map(2 * instances);
+  for (uint64_t c = 0; c < instances; ++c) {
+    const uint32_t e = elementAt[c * stride / 4];
+    map[2 * c] = (e % width) * 4;  // sust/suld .b address x in bytes
+    map[2 * c + 1] = e / width;
+  }
+  return map;
 }
 
 std::map<std::string, int64_t> parseStateKey(const std::string& key) {
@@ -191,8 +253,11 @@ std::vector<uint64_t> buildConfig(const ptxgen::Kernel& kernel, const StressPara
   c[cfg::kAssign] = static_cast<uint64_t>(p.stressAssignmentStrategy);
   c[cfg::kSpinBound] = p.spinBound;
   c[cfg::kStartBarrier] = pct(p.barrierPct) ? 1 : 0;
-  uint64_t cell = kernel.globals.empty() ? 4 : static_cast<uint64_t>(kernel.globals[0].cellBytes);
-  uint64_t stride = std::max<uint64_t>(cell, (static_cast<uint64_t>(p.memStride) + cell - 1) / cell * cell);
+  // (no PRNG draw without bank-conflict lanes: a seed keeps its shuffles when the feature is off)
+  c[cfg::kBankIters] =
+      kernel.bankConflictLanes > 0 && pct(p.bankConflictPct) ? static_cast<uint64_t>(p.bankConflictIterations) : 0;
+  c[cfg::kBankPattern] = static_cast<uint64_t>(p.bankConflictPattern & 3);
+  const uint64_t stride = cellStride(kernel, p);
   c[cfg::kStride] = stride;
   c[cfg::kOtherBucket] = bucketCount(candidates) - 2;
   const bool shuffle = pct(p.shufflePct);
@@ -201,7 +266,7 @@ std::vector<uint64_t> buildConfig(const ptxgen::Kernel& kernel, const StressPara
     c[cfg::kRolePerm + 2 * k + 1] = shuffle ? rng() % columns : static_cast<uint64_t>(k) % columns;
     c[cfg::kSlotOff + k] = shuffle ? rng() % kernel.slotsPerCta : 0;
   }
-  const uint64_t region = (n * stride + 4095) / 4096 * 4096;
+  const uint64_t region = regionBytes(kernel, n, stride);
   for (size_t l = 0; l < kernel.globals.size(); ++l) {
     c[cfg::kLocPerm + 3 * l] = shuffle ? coprime(n, rng) : 1;
     c[cfg::kLocPerm + 3 * l + 1] = shuffle ? rng() % n : 0;
@@ -358,7 +423,27 @@ RunResult runKernel(const ptxgen::Kernel&, const StressParams&, const std::vecto
   X(cuMemFree) \
   X(cuModuleUnload) \
   X(cuDevicePrimaryCtxRelease) \
-  X(cuDevicePrimaryCtxReset)
+  X(cuDevicePrimaryCtxReset) \
+  X(cuMemGetAllocationGranularity) \
+  X(cuMemCreate) \
+  X(cuMemRelease) \
+  X(cuMemAddressReserve) \
+  X(cuMemAddressFree) \
+  X(cuMemMap) \
+  X(cuMemUnmap) \
+  X(cuMemSetAccess) \
+  X(cuMemExportToShareableHandle) \
+  X(cuImportExternalMemory) \
+  X(cuDestroyExternalMemory) \
+  X(cuExternalMemoryGetMappedMipmappedArray) \
+  X(cuMipmappedArrayGetLevel) \
+  X(cuMipmappedArrayDestroy) \
+  X(cuSurfObjectCreate) \
+  X(cuSurfObjectDestroy) \
+  X(cuTexObjectCreate) \
+  X(cuTexObjectDestroy) \
+  X(cuMemcpy2D) \
+  X(cuMemcpyHtoD)
 // clang-format on
 #define PTXMM_STR(x) #x
 #define PTXMM_XSTR(x) PTXMM_STR(x)
@@ -415,6 +500,159 @@ void check(CUresult e, const char* what) {
   if (e != CUDA_SUCCESS) throw CudaError(std::string(what) + ": " + cuErr(e));
 }
 
+/// The memory buffer of a kernel with surface/texture bindings and the objects over it. With a
+/// surface binding the buffer is an exportable VMM allocation, imported back as CUDA external memory
+/// so that a 2D CUDA array can be mapped over each surface location's region: the array's elements
+/// are the very words that the generic accesses use.
+struct ProxyObjects {
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  CUmemGenericAllocationHandle handle = 0;
+  bool mapped = false;
+  CUexternalMemory ext = nullptr;
+  std::vector<CUmipmappedArray> arrays;
+  std::vector<CUsurfObject> surfaces;
+  std::vector<CUtexObject> textures;
+  std::vector<uint64_t> params;  ///< object handles in Kernel::bindings order
+  std::vector<uint32_t> map;     ///< the surface map (surfaceMap()), uploaded for the kernel
+
+  /// Allocate `bytes` (rounded up to the allocation granularity) as exportable device memory.
+  void allocateExportable(size_t bytes, CUdevice dev) {
+    CUmemAllocationProp prop{};
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = dev;
+    prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    size_t granule = 0;
+    check(api().p_cuMemGetAllocationGranularity(&granule, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
+          "cuMemGetAllocationGranularity");
+    size = (bytes + granule - 1) / granule * granule;
+    check(api().p_cuMemCreate(&handle, size, &prop, 0), "cuMemCreate (exportable memory for surfaces)");
+    check(api().p_cuMemAddressReserve(&base, size, 0, 0, 0), "cuMemAddressReserve");
+    check(api().p_cuMemMap(base, size, 0, handle, 0), "cuMemMap");
+    mapped = true;
+    CUmemAccessDesc access{};
+    access.location = prop.location;
+    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    check(api().p_cuMemSetAccess(base, size, &access, 1), "cuMemSetAccess");
+    int fd = -1;
+    check(api().p_cuMemExportToShareableHandle(&fd, handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+          "cuMemExportToShareableHandle");
+    CUDA_EXTERNAL_MEMORY_HANDLE_DESC desc{};
+    desc.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD;
+    desc.handle.fd = fd;
+    desc.size = size;
+    CUresult e = api().p_cuImportExternalMemory(&ext, &desc);  // owns the descriptor on success
+    if (e != CUDA_SUCCESS) {
+      close(fd);
+      check(e, "cuImportExternalMemory");
+    }
+  }
+
+  /// Create the objects of every binding over `mem` (global location l at l * region) and the
+  /// surface map of `instances` cells `stride` apart; throws CudaError naming the location.
+  void bind(const ptxgen::Kernel& kernel, CUdeviceptr mem, uint64_t region, uint64_t instances, uint64_t stride,
+            CUdevice dev) {
+    namespace surf = ptxgen::surf;
+    for (const auto& b : kernel.bindings) {
+      const std::string& name = kernel.globals.at(static_cast<size_t>(b.globalLoc)).name;
+      const CUdeviceptr at = mem + static_cast<uint64_t>(b.globalLoc) * region;
+      if (b.proxy == ptx::Proxy::Texture) {
+        int maxWidth = 0;
+        api().p_cuDeviceGetAttribute(&maxWidth, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH, dev);
+        if (region / 4 > static_cast<uint64_t>(maxWidth))
+          throw CudaError("texture binding of '" + name + "': " + std::to_string(region / 4) +
+                          " elements exceed the device's linear texture width " + std::to_string(maxWidth) +
+                          " (lower memStride or columns)");
+        CUDA_RESOURCE_DESC res{};
+        res.resType = CU_RESOURCE_TYPE_LINEAR;
+        res.res.linear.devPtr = at;
+        res.res.linear.format = CU_AD_FORMAT_UNSIGNED_INT32;
+        res.res.linear.numChannels = 1;
+        res.res.linear.sizeInBytes = region;
+        CUDA_TEXTURE_DESC tex{};
+        tex.flags = CU_TRSF_READ_AS_INTEGER;
+        tex.filterMode = CU_TR_FILTER_MODE_POINT;
+        tex.addressMode[0] = CU_TR_ADDRESS_MODE_CLAMP;
+        CUtexObject t = 0;
+        check(api().p_cuTexObjectCreate(&t, &res, &tex, nullptr), ("cuTexObjectCreate for '" + name + "'").c_str());
+        textures.push_back(t);
+        params.push_back(t);
+        continue;
+      }
+      const uint64_t rows = region / (uint64_t{surf::kArrayWidth} * 4);
+      int maxHeight = 0;
+      api().p_cuDeviceGetAttribute(&maxHeight, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT, dev);
+      if (rows > static_cast<uint64_t>(maxHeight))
+        throw CudaError("surface binding of '" + name + "': " + std::to_string(rows) +
+                        " rows exceed the device's 2D surface height " + std::to_string(maxHeight) +
+                        " (lower memStride or columns)");
+      CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC desc{};
+      desc.offset = static_cast<uint64_t>(b.globalLoc) * region;
+      desc.arrayDesc.Width = surf::kArrayWidth;
+      desc.arrayDesc.Height = rows;
+      desc.arrayDesc.Depth = 0;
+      desc.arrayDesc.Format = CU_AD_FORMAT_UNSIGNED_INT32;
+      desc.arrayDesc.NumChannels = 1;
+      desc.arrayDesc.Flags = CUDA_ARRAY3D_SURFACE_LDST;
+      desc.numLevels = 1;
+      CUmipmappedArray mip = nullptr;
+      check(api().p_cuExternalMemoryGetMappedMipmappedArray(&mip, ext, &desc),
+            ("cuExternalMemoryGetMappedMipmappedArray for '" + name + "'").c_str());
+      arrays.push_back(mip);
+      CUarray array = nullptr;
+      check(api().p_cuMipmappedArrayGetLevel(&array, mip, 0), "cuMipmappedArrayGetLevel");
+      CUDA_RESOURCE_DESC res{};
+      res.resType = CU_RESOURCE_TYPE_ARRAY;
+      res.res.array.hArray = array;
+      CUsurfObject sobj = 0;
+      check(api().p_cuSurfObjectCreate(&sobj, &res), ("cuSurfObjectCreate for '" + name + "'").c_str());
+      surfaces.push_back(sobj);
+      params.push_back(sobj);
+      // The array's layout is the driver's (block-linear, not row-major): discover which region word
+      // holds which element by copying 1, 2, 3, ... into the array and reading the region back.
+      // The region is re-initialised by ptxmm_init before every launch.
+      const uint64_t elements = rows * surf::kArrayWidth;
+      std::vector<uint32_t> seq(elements), layout(elements);
+      std::iota(seq.begin(), seq.end(), 1u);
+      CUDA_MEMCPY2D copy{};
+      copy.srcMemoryType = CU_MEMORYTYPE_HOST;
+      copy.srcHost = seq.data();
+      copy.srcPitch = uint64_t{surf::kArrayWidth} * 4;
+      copy.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+      copy.dstArray = array;
+      copy.WidthInBytes = uint64_t{surf::kArrayWidth} * 4;
+      copy.Height = rows;
+      check(api().p_cuMemcpy2D(&copy), "cuMemcpy2D (surface layout probe)");
+      check(api().p_cuMemcpyDtoH(layout.data(), at, elements * 4), "cuMemcpyDtoH (surface layout probe)");
+      std::string error;
+      auto m = surfaceMap(layout, instances, stride, error);
+      if (m.empty()) throw CudaError("surface binding of '" + name + "': " + error);
+      if (!map.empty() && m != map)
+        throw CudaError("surface binding of '" + name + "': its array's layout differs from the first surface's");
+      map = std::move(m);
+    }
+  }
+
+  /// Destroy everything (errors ignored: also used after a failed launch).
+  void release() {
+    for (auto s : surfaces) api().p_cuSurfObjectDestroy(s);
+    for (auto t : textures) api().p_cuTexObjectDestroy(t);
+    for (auto a : arrays) api().p_cuMipmappedArrayDestroy(a);
+    surfaces.clear();
+    textures.clear();
+    arrays.clear();
+    if (ext != nullptr) api().p_cuDestroyExternalMemory(ext);
+    ext = nullptr;
+    if (mapped) api().p_cuMemUnmap(base, size);
+    mapped = false;
+    if (base != 0 && handle != 0) api().p_cuMemAddressFree(base, size);
+    if (handle != 0) api().p_cuMemRelease(handle);
+    base = 0;
+    handle = 0;
+  }
+};
+
 }  // namespace
 
 DeviceInfo queryDevice() {
@@ -469,6 +707,7 @@ RunResult runKernel(const ptxgen::Kernel& kernel, const StressParams& params,
   CUcontext ctx = nullptr;
   CUmodule mod = nullptr;
   std::vector<CUdeviceptr> allocs;
+  ProxyObjects proxies;
   bool resetNeeded = false;
   try {
     check(api().p_cuDeviceGet(&dev, 0), "cuDeviceGet");
@@ -515,10 +754,8 @@ RunResult runKernel(const ptxgen::Kernel& kernel, const StressParams& params,
     const uint64_t gridClusters = columns * static_cast<uint64_t>(kernel.roles);
     const unsigned gridX = static_cast<unsigned>(gridClusters * clusterDim);
     // Buffers.
-    const uint64_t cell = kernel.globals.empty() ? 4 : static_cast<uint64_t>(kernel.globals[0].cellBytes);
-    const uint64_t stride =
-        std::max<uint64_t>(cell, (static_cast<uint64_t>(params.memStride) + cell - 1) / cell * cell);
-    const uint64_t region = (n * stride + 4095) / 4096 * 4096;
+    const uint64_t stride = cellStride(kernel, params);
+    const uint64_t region = regionBytes(kernel, n, stride);
     const uint64_t buckets = bucketCount(candidates);
     const size_t rec = std::max<size_t>(1, kernel.terms.size());
     auto alloc = [&](size_t bytes) {
@@ -528,7 +765,20 @@ RunResult runKernel(const ptxgen::Kernel& kernel, const StressParams& params,
       return p;
     };
     const int batch = params.launchesPerBatch;
-    CUdeviceptr mem = alloc(std::max<uint64_t>(1, kernel.globals.size()) * region);
+    const uint64_t memBytes = std::max<uint64_t>(1, kernel.globals.size()) * region;
+    CUdeviceptr mem = 0;
+    if (kernel.surfaceMap) {
+      proxies.allocateExportable(memBytes, dev);
+      mem = proxies.base;
+    } else {
+      mem = alloc(memBytes);
+    }
+    proxies.bind(kernel, mem, region, n, stride, dev);
+    CUdeviceptr surfMap = 0;
+    if (kernel.surfaceMap) {
+      surfMap = alloc(proxies.map.size() * 4);
+      check(api().p_cuMemcpyHtoD(surfMap, proxies.map.data(), proxies.map.size() * 4), "cuMemcpyHtoD (surface map)");
+    }
     std::vector<CUdeviceptr> cfgs;
     for (int b = 0; b < batch; ++b) cfgs.push_back(alloc(ptxgen::cfg::kWords * 8));
     CUdeviceptr res = alloc(n * static_cast<uint64_t>(kernel.resultWords) * 8);
@@ -562,8 +812,12 @@ RunResult runKernel(const ptxgen::Kernel& kernel, const StressParams& params,
         unsigned initGrid = static_cast<unsigned>(std::min<uint64_t>(4096, (n + 255) / 256));
         check(api().p_cuLaunchKernel(initFn, initGrid, 1, 1, 256, 1, 1, 0, stream, initArgs, nullptr),
               "api().p_cuLaunchKernel(init)");
-        CUdeviceptr a0 = mem, a1 = cfgs[b], a2 = res, a3 = ctr, a4 = hist, a5 = smp, a6 = scr;
-        void* args[] = {&a0, &a1, &a2, &a3, &a4, &a5, &a6};
+        // Fixed parameters, then the surface/texture handles, then the surface map.
+        std::vector<uint64_t> argValues = {mem, cfgs[b], res, ctr, hist, smp, scr};
+        argValues.insert(argValues.end(), proxies.params.begin(), proxies.params.end());
+        if (kernel.surfaceMap) argValues.push_back(surfMap);
+        std::vector<void*> args;
+        for (auto& v : argValues) args.push_back(&v);
         CUlaunchConfig lc{};
         lc.gridDimX = gridX;
         lc.gridDimY = lc.gridDimZ = 1;
@@ -578,7 +832,7 @@ RunResult runKernel(const ptxgen::Kernel& kernel, const StressParams& params,
           lc.attrs = &attr;
           lc.numAttrs = 1;
         }
-        check(api().p_cuLaunchKernelEx(&lc, fn, args, nullptr), "cuLaunchKernelEx");
+        check(api().p_cuLaunchKernelEx(&lc, fn, args.data(), nullptr), "cuLaunchKernelEx");
       }
       // Watchdog: poll until the batch is done or the wall-clock bound passes.
       auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(params.launchTimeoutMs);
@@ -602,6 +856,7 @@ RunResult runKernel(const ptxgen::Kernel& kernel, const StressParams& params,
     check(api().p_cuMemcpyDtoH(sb.data(), smp, sb.size() * 8), "cuMemcpyDtoH");
     r.histogram = decodeHistogram(kernel, candidates, hb, sb);
     api().p_cuStreamDestroy(stream);
+    proxies.release();
     for (auto p : allocs) api().p_cuMemFree(p);
     api().p_cuModuleUnload(mod);
     api().p_cuDevicePrimaryCtxRelease(dev);
@@ -612,6 +867,7 @@ RunResult runKernel(const ptxgen::Kernel& kernel, const StressParams& params,
     // Tear the context down so that a faulted kernel cannot poison the next test. A hung one is
     // left alone: resetting may block behind it (runKernelIsolated kills the process instead).
     if (ctx != nullptr && !resetNeeded) {
+      proxies.release();
       api().p_cuDevicePrimaryCtxRelease(dev);
       api().p_cuDevicePrimaryCtxReset(dev);
     }

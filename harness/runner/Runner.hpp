@@ -32,6 +32,10 @@ struct StressParams {
   int scratchMemorySize = 65536;     ///< scratch words
   int stressAssignmentStrategy = 0;  ///< 0 round-robin (per warp), 1 chunking (per CTA)
   int memStride = 64;                ///< bytes between consecutive instances' cells of one location
+  int bankConflictLanes = 0;         ///< lanes per stress warp doing bank-conflict stress (kernel shape; 0 = off)
+  int bankConflictPct = 100;         ///< % of launches whose bank-conflict lanes run
+  int bankConflictIterations = 64;   ///< bank-conflict loop iterations
+  int bankConflictPattern = 1;       ///< as memStressPattern (0 ld;ld, 1 st;ld, 2 ld;st, 3 st;st), on shared rows
   int shufflePct = 100;              ///< % of launches with shuffled instance placement
   int barrierPct = 100;              ///< % of launches with the per-instance start barrier
   uint64_t spinBound = 200000;       ///< bound of every device spin
@@ -44,6 +48,24 @@ struct StressParams {
 [[nodiscard]] StressParams paramsFromJson(const nlohmann::json& j);
 /// Stress parameters as JSON.
 [[nodiscard]] nlohmann::json toJson(const StressParams& p);
+
+/// The compile-time kernel shape that `p` asks for (groups, stress warps, bank-conflict lanes).
+[[nodiscard]] ptxgen::GenOptions kernelShape(const StressParams& p, const std::string& arch);
+
+/// Bytes between consecutive instances' cells: memStride rounded up to whole cells.
+[[nodiscard]] uint64_t cellStride(const ptxgen::Kernel& kernel, const StressParams& p);
+
+/// Bytes of one global location's region (its cells for `instances` instances, `stride` apart),
+/// 4 KiB aligned; with surface bindings a whole surface array (ptxgen::surf::kRegionAlign granules).
+[[nodiscard]] uint64_t regionBytes(const ptxgen::Kernel& kernel, uint64_t instances, uint64_t stride);
+
+/// The surface map of a region: `layout[w]` is 1 + the element index (y * surf::kArrayWidth + x) of
+/// the surface-array element stored at 32-bit word w of the region (what a copy of 1, 2, 3, ... into
+/// the array leaves in its memory); the result holds {x in bytes, y} for each instance's cell
+/// (cell c at word c * stride / 4). Empty, with `error` set, unless `layout` is a bijection between
+/// the region's words and the array's elements.
+[[nodiscard]] std::vector<uint32_t> surfaceMap(const std::vector<uint32_t>& layout, uint64_t instances, uint64_t stride,
+                                               std::string& error);
 
 /// Candidate values of each observed term (what the histogram counts); values outside land in
 /// Parses a canonical state key ("0:r1=1; 1:r2=0; x=2;") into term label -> value; items that do not

@@ -132,7 +132,9 @@ exists (true)
 exists (x == 1)
 )",
                                "SUR.litmus");
-  CHECK_THROWS_WITH(ptxgen::generate(sur), Catch::Contains("SUR.litmus:2:") && Catch::Contains("surface"));
+  // The final value of a surface-written location cannot be read back in the same launch.
+  CHECK_THROWS_WITH(ptxgen::generate(sur), Catch::Contains("SUR.litmus:4:") && Catch::Contains("observed") &&
+                                               Catch::Contains("surface proxy"));
   o.arch = "sm_80";
   CHECK_THROWS_WITH(ptxgen::generate(litmus::parseTest(kMP, "MP.litmus"), o), Catch::Contains("unsupported --arch"));
 }
@@ -149,4 +151,174 @@ exists (y == 1 /\ 1:r0 == 0 /\ 0:r1 == 0 /\ 0:r0 == 1 /\ x == 0)
   std::vector<std::string> labels;
   for (const auto& t : ptxgen::observedTerms(test)) labels.push_back(ptxgen::termLabel(t));
   CHECK(labels == std::vector<std::string>{"0:r0", "0:r1", "1:r0", "x", "y"});
+}
+
+namespace {
+
+/// A shared-memory MP test (both threads in one CTA): the bank-conflict lanes have cells to target.
+const char* kSharedMP = R"(PTX MPs
+{ .shared x = 0; .shared y = 0; }
+ P0@cta 0,gpu 0      | P1@cta 0,gpu 0 ;
+ st.weak x, 1        | ld.acquire.cta r0, y ;
+ st.release.cta y, 1 | ld.weak r1, x ;
+exists (1:r0 == 1 /\ 1:r1 == 0)
+)";
+
+/// ISCA'22 MP_gpu09 shape: surface store of x, flag, texture load of x (different CTAs).
+const char* kSurTex = R"(PTX SURTEX
+{ flag = 0; x = 0; s @ surface aliases x; t @ texture aliases x; cx @ constant aliases x }
+ P0@cta 0,cluster 0,gpu 0 | P1@cta 1,cluster 1,gpu 0 ;
+ sust.weak s, 42          | ld.acquire.gpu r0, flag  ;
+ st.release.gpu flag, 1   | bne r0, 1, L0            ;
+                          | tld.weak r1, t           ;
+                          | suld.weak r2, s          ;
+                          | L0:                      ;
+exists (1:r0 == 1 /\ 1:r1 != 42)
+)";
+
+ptxgen::GenOptions withLanes(int lanes) {
+  ptxgen::GenOptions o;
+  o.bankConflictLanes = lanes;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("bank-conflict lanes: loop generated only when enabled, rows 128-aligned after the cells", "[ptxgen]") {
+  auto test = litmus::parseTest(kSharedMP, "MPs.litmus");
+  auto off = ptxgen::generate(test);
+  CHECK(off.bankConflictLanes == 0);
+  CHECK(off.bankConflictOffset == -1);
+  CHECK_FALSE(contains(off.ptx, "bank-conflict stress"));
+  CHECK_FALSE(contains(off.ptx, "%bRow"));
+  CHECK_FALSE(contains(off.ptx, "$MEMSTRESS"));
+
+  auto on = ptxgen::generate(test, withLanes(8));
+  CHECK(on.bankConflictLanes == 8);
+  CHECK(contains(on.ptx, "// bank-conflict stress: 8 lane(s) per stress warp"));
+  CHECK(contains(on.ptx, "setp.ge.u32 %p1, %lane, 8;\n  @%p1 bra $MEMSTRESS;"));  // lanes 8..31: memory stress
+  // Iterations and pattern come from the configuration buffer.
+  CHECK(contains(on.ptx, "ld.global.u64 %bIt, [%cfg+" + std::to_string(ptxgen::cfg::kBankIters * 8) + "];"));
+  CHECK(contains(on.ptx, "ld.global.u64 %bPat, [%cfg+" + std::to_string(ptxgen::cfg::kBankPattern * 8) + "];"));
+  // Lane j's row, then word (cell index * cell size) mod 128 bytes: the bank of that test cell.
+  CHECK(contains(on.ptx, "mad.lo.u32 %bRow, %lane, 128, %sbase;"));
+  CHECK(contains(on.ptx, "and.b32 %r1, %r1, 127;"));
+  CHECK(contains(on.ptx, "@%pb1 st.volatile.shared::cta.u32 [%bA], %r1;"));
+  CHECK(contains(on.ptx, "@!%pb2 ld.volatile.shared::cta.u32 %r2, [%bA];"));
+  // Rows after the 2 shared locations' cells, 128-aligned; 8 rows of 128 bytes.
+  const int cells = 2 * on.slotsPerCta * 16;
+  CHECK(on.bankConflictOffset == (cells + 127) / 128 * 128);
+  CHECK(on.bankConflictOffset % 128 == 0);
+  CHECK(on.sharedBytes == on.bankConflictOffset + 8 * 128);
+  CHECK(contains(on.ptx, "add.u32 %bRow, %bRow, " + std::to_string(on.bankConflictOffset) + ";"));
+  CHECK(contains(on.ptx, "rem.u32 %r1, %r1, " + std::to_string(2 * on.slotsPerCta) + ";"));
+  CHECK(on.blockDim == off.blockDim);  // the stress warps host the lanes: same kernel shape
+
+  auto all = ptxgen::generate(test, withLanes(32));
+  CHECK(all.sharedBytes == all.bankConflictOffset + 32 * 128);
+
+  // No shared location: nothing to conflict with, nothing generated, and a note says so.
+  auto global = ptxgen::generate(litmus::parseTest(kMP, "MP.litmus"), withLanes(8));
+  CHECK(global.bankConflictLanes == 0);
+  CHECK_FALSE(contains(global.ptx, "bank-conflict stress"));
+  REQUIRE(global.notes.size() == 1);
+  CHECK(contains(global.notes[0], "no shared-memory location"));
+
+  CHECK_THROWS_WITH(ptxgen::generate(test, withLanes(33)), Catch::Contains("bankConflictLanes must be in 0..32"));
+}
+
+TEST_CASE("surface and texture aliases: sust/suld on a 2D surface, tex.1d on a linear texture, handles as params",
+          "[ptxgen]") {
+  auto k = ptxgen::generate(litmus::parseTest(kSurTex, "SURTEX.litmus"));
+  // x is global 1 (flag is 0); its surface and texture objects are bound, the unused constant alias is not.
+  REQUIRE(k.globals.size() == 2);
+  CHECK(k.globals[1].name == "x");
+  REQUIRE(k.bindings.size() == 2);
+  CHECK(k.bindings[0].proxy == ptx::Proxy::Surface);
+  CHECK(k.bindings[0].globalLoc == 1);
+  CHECK(k.bindings[0].param == "p_sur1");
+  CHECK(k.bindings[1].proxy == ptx::Proxy::Texture);
+  CHECK(k.bindings[1].param == "p_tex1");
+  CHECK(k.surfaceMap);
+  CHECK(contains(k.ptx, ".param .u64 p_scratch, .param .u64 p_sur1, .param .u64 p_tex1, .param .u64 p_surmap)"));
+  CHECK(contains(k.ptx, "ld.param.u64 %hs1, [p_sur1];"));
+  CHECK(contains(k.ptx, "ld.param.u64 %ht1, [p_tex1];"));
+  // Cell coordinates: surface map entry of the permuted cell index; texture element = cell offset / 4.
+  CHECK(contains(k.ptx, "mad.lo.u64 %y6, %y5, 8, %smap;\n  ld.global.v2.u32 {%sx1, %sy1}, [%y6];"));
+  CHECK(contains(k.ptx, "mul.lo.u64 %y6, %y5, %y4;\n  shr.u64 %y6, %y6, 2;\n  cvt.u32.u64 %ti1, %y6;"));
+  CHECK(contains(k.ptx, "mov.b32 %x6, 42;\n  sust.b.2d.b32.trap [%hs1, {%sx1, %sy1}], {%x6};"));
+  CHECK(contains(k.ptx, "tex.1d.v4.u32.s32 {%x7, %x4, %x5, %x6}, [%ht1, {%ti1}];\n  cvt.u64.u32 %v1_r1, %x7;"));
+  CHECK(contains(k.ptx, "suld.b.2d.b32.trap {%x7}, [%hs1, {%sx1, %sy1}];\n  cvt.u64.u32 %v1_r2, %x7;"));
+  CHECK(k.notes.empty());
+
+  // Declared but unused proxy aliases need no binding: a plain MP runs as before.
+  auto plain = ptxgen::generate(litmus::parseTest(R"(PTX MPdecl
+{ flag = 0; x = 0; s @ surface aliases x; t @ texture aliases x }
+ P0@cta 0,gpu 0         | P1@cta 1,gpu 0 ;
+ st.weak x, 42          | ld.acquire.gpu r0, flag ;
+ st.release.gpu flag, 1 | ld.weak r1, x ;
+exists (1:r0 == 1 /\ 1:r1 != 42)
+)",
+                                                  "MPdecl.litmus"));
+  CHECK(plain.bindings.empty());
+  CHECK_FALSE(plain.surfaceMap);
+  CHECK_FALSE(contains(plain.ptx, "p_surmap"));
+}
+
+TEST_CASE("proxy accesses that cannot run on hardware are rejected with the reason", "[ptxgen]") {
+  auto reject = [](const std::string& body, const std::string& file) {
+    return litmus::parseTest(
+        "PTX T\n{ flag = 0; x = 0; y @ generic aliases x; s @ surface aliases x; "
+        "t @ texture aliases x; cx @ constant aliases x }\n" +
+            body,
+        file);
+  };
+  // Constant proxy: .const is read-only, host-initialised memory; the writer is named.
+  CHECK_THROWS_WITH(ptxgen::generate(reject(R"( P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;
+ st.weak y, 42  | cold.weak r1, cx ;
+exists (1:r1 != 42)
+)",
+                                            "CON.litmus")),
+                    Catch::Contains("CON.litmus:4:") && Catch::Contains("constant proxy (ld.const)") &&
+                        Catch::Contains("read-only") && Catch::Contains("writes with st at CON.litmus:4:"));
+  // Proxy fences of the mixed-proxy model have no PTX encoding.
+  CHECK_THROWS_WITH(
+      ptxgen::generate(reject(R"( P0@cta 0,gpu 0 ;
+ sust.weak s, 1 ;
+ fence.proxy.surface ;
+ suld.weak r0, s ;
+exists (0:r0 != 1)
+)",
+                              "FEN.litmus")),
+      Catch::Contains("FEN.litmus:5:") && Catch::Contains("fence.proxy.surface") && Catch::Contains("no PTX encoding"));
+  // A surface alias is not a generic address.
+  CHECK_THROWS_WITH(
+      ptxgen::generate(reject(R"( P0@cta 0,gpu 0 ;
+ ld.weak r0, s ;
+exists (0:r0 != 0)
+)",
+                              "GEN.litmus")),
+      Catch::Contains("GEN.litmus:4:") && Catch::Contains("surface-proxy alias") && Catch::Contains("sust/suld"));
+  // The proxy instruction must name an alias of its own proxy.
+  CHECK_THROWS_WITH(
+      ptxgen::generate(reject(R"( P0@cta 0,gpu 0 ;
+ tld.weak r0, s ;
+exists (0:r0 != 0)
+)",
+                              "TLD.litmus")),
+      Catch::Contains("TLD.litmus:4:") && Catch::Contains("texture proxy") && Catch::Contains("`@ texture aliases`"));
+  // Surface elements are 32-bit: neither a narrower access nor a test with 64-bit cells can use them.
+  CHECK_THROWS_WITH(ptxgen::generate(reject(R"( P0@cta 0,gpu 0 ;
+ suld.weak.b16 r0, s ;
+exists (0:r0 != 0)
+)",
+                                            "B16.litmus")),
+                    Catch::Contains("B16.litmus:4:") && Catch::Contains("32-bit surface/texture elements only"));
+  CHECK_THROWS_WITH(ptxgen::generate(reject(R"( P0@cta 0,gpu 0 ;
+ st.weak.b64 flag, 1 ;
+ suld.weak r0, s ;
+exists (0:r0 != 0)
+)",
+                                            "WIDE.litmus")),
+                    Catch::Contains("32-bit location cells") && Catch::Contains("8-byte"));
 }

@@ -1,6 +1,8 @@
 // runner: stress parameters, configuration buffer (permutations are bijections), candidate values,
 // histogram decoding, and the no-GPU path (runs are skipped cleanly, never crash).
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <numeric>
 #include <set>
 
 #include "litmus/Parser.hpp"
@@ -124,4 +126,135 @@ TEST_CASE("without a usable GPU, runs are skipped with a reason", "[runner]") {
   runner::DeviceInfo d;
   auto ri = runner::runKernelIsolated(k, p, cand, d);
   CHECK(ri.status == runner::RunResult::Status::Skipped);
+}
+
+namespace {
+
+const char* kSharedMP = R"(PTX MPs
+{ .shared x = 0; .shared y = 0; }
+ P0@cta 0,gpu 0      | P1@cta 0,gpu 0 ;
+ st.weak x, 1        | ld.acquire.cta r0, y ;
+ st.release.cta y, 1 | ld.weak r1, x ;
+exists (1:r0 == 1 /\ 1:r1 == 0)
+)";
+
+const char* kSurface = R"(PTX SUR
+{ flag = 0; x = 0; s @ surface aliases x }
+ P0@cta 0,gpu 0         | P1@cta 1,gpu 0 ;
+ sust.weak s, 42        | ld.acquire.gpu r0, flag ;
+ st.release.gpu flag, 1 | ld.weak r1, x ;
+exists (1:r0 == 1 /\ 1:r1 != 42)
+)";
+
+}  // namespace
+
+TEST_CASE("bank-conflict parameters: JSON, validation, kernel shape, configuration buffer", "[runner]") {
+  auto p = runner::paramsFromJson(nlohmann::json::parse(
+      R"({"bankConflictLanes": 8, "bankConflictPct": 50, "bankConflictIterations": 200, "bankConflictPattern": 2})"));
+  CHECK(p.bankConflictLanes == 8);
+  CHECK(p.bankConflictPct == 50);
+  CHECK(p.bankConflictIterations == 200);
+  CHECK(p.bankConflictPattern == 2);
+  auto back = runner::paramsFromJson(runner::toJson(p));  // recorded in the JSON results as is
+  CHECK(back.bankConflictLanes == 8);
+  CHECK(back.bankConflictPct == 50);
+  CHECK(back.bankConflictIterations == 200);
+  CHECK(back.bankConflictPattern == 2);
+  runner::StressParams defaults;
+  CHECK(defaults.bankConflictLanes == 0);  // off unless asked for
+  CHECK_THROWS_WITH(runner::paramsFromJson(nlohmann::json::parse(R"({"bankConflictLanes": 33})")),
+                    Catch::Contains("bankConflictLanes"));
+  CHECK_THROWS_WITH(runner::paramsFromJson(nlohmann::json::parse(R"({"bankConflictPattern": 4})")),
+                    Catch::Contains("bankConflictPattern"));
+
+  auto shape = runner::kernelShape(p, "sm_90a");
+  CHECK(shape.bankConflictLanes == 8);
+  CHECK(shape.arch == "sm_90a");
+  auto test = litmus::parseTest(kSharedMP, "MPs.litmus");
+  auto k = ptxgen::generate(test, shape);
+  REQUIRE(k.bankConflictLanes == 8);
+  auto cand = runner::candidateValues(test, k);
+  namespace cfg = ptxgen::cfg;
+  std::mt19937_64 rng(3);
+  int on = 0, offLaunches = 0;
+  for (int i = 0; i < 200; ++i) {
+    auto c = runner::buildConfig(k, p, 4, cand, rng);
+    CHECK(c[cfg::kBankPattern] == 2);
+    if (c[cfg::kBankIters] == 200)
+      ++on;
+    else if (c[cfg::kBankIters] == 0)
+      ++offLaunches;
+  }
+  CHECK(on + offLaunches == 200);
+  CHECK(on > 50);  // bankConflictPct 50: about half of the launches
+  CHECK(offLaunches > 50);
+
+  // Without bank-conflict lanes in the kernel the percentage draws nothing: same shuffles as before.
+  auto plain = ptxgen::generate(test);
+  runner::StressParams q;
+  runner::StressParams q2 = q;
+  q2.bankConflictPct = 0;
+  std::mt19937_64 r1(9), r2(9);
+  auto c1 = runner::buildConfig(plain, q, 4, cand, r1);
+  auto c2 = runner::buildConfig(plain, q2, 4, cand, r2);
+  CHECK(c1 == c2);
+  CHECK(c1[cfg::kBankIters] == 0);
+}
+
+TEST_CASE("regions of surface-bound locations are whole surface arrays", "[runner]") {
+  auto test = litmus::parseTest(kSurface, "SUR.litmus");
+  auto k = ptxgen::generate(test);
+  REQUIRE(k.surfaceMap);
+  runner::StressParams p;
+  const uint64_t stride = runner::cellStride(k, p);
+  CHECK(stride == 64);
+  const uint64_t n = 67584;
+  const uint64_t region = runner::regionBytes(k, n, stride);
+  CHECK(region % ptxgen::surf::kRegionAlign == 0);
+  CHECK(region >= n * stride);
+  CHECK(region < n * stride + ptxgen::surf::kRegionAlign);
+  CHECK(region / (ptxgen::surf::kArrayWidth * 4) % ptxgen::surf::kRowAlign == 0);
+  auto plain = ptxgen::generate(litmus::parseTest(kMP, "MP.litmus"));
+  CHECK(runner::regionBytes(plain, 10, 64) == 4096);
+  // buildConfig places location l at l * region.
+  auto cand = runner::candidateValues(test, k);
+  std::mt19937_64 rng(1);
+  auto c = runner::buildConfig(k, p, n / static_cast<uint64_t>(k.slotsPerCta), cand, rng);
+  CHECK(c[ptxgen::cfg::kLocPerm + 3 * 1 + 2] == runner::regionBytes(k, c[ptxgen::cfg::kInstances], stride));
+}
+
+TEST_CASE("surface map: coordinates of each cell from the array's discovered layout", "[runner]") {
+  const uint64_t width = ptxgen::surf::kArrayWidth;
+  const uint64_t rows = 4, elements = width * rows;
+  // A block-linear-like layout: 16-byte chunks of a row scattered (a fixed permutation of the chunks).
+  std::vector<uint32_t> chunkOrder(elements / 4);
+  std::iota(chunkOrder.begin(), chunkOrder.end(), 0u);
+  std::shuffle(chunkOrder.begin(), chunkOrder.end(), std::mt19937(5));
+  std::vector<uint32_t> layout(elements);
+  for (uint64_t chunk = 0; chunk < elements / 4; ++chunk)
+    for (uint64_t i = 0; i < 4; ++i) layout[chunkOrder[chunk] * 4 + i] = static_cast<uint32_t>(chunk * 4 + i + 1);
+  const uint64_t n = 100, stride = 64;
+  std::string error;
+  auto map = runner::surfaceMap(layout, n, stride, error);
+  INFO(error);
+  REQUIRE(map.size() == 2 * n);
+  for (uint64_t c = 0; c < n; ++c) {
+    const uint32_t x = map[2 * c], y = map[2 * c + 1];
+    CHECK(x % 4 == 0);
+    CHECK(x / 4 < width);
+    CHECK(y < rows);
+    // The element at (x, y) is the one stored at the cell's word.
+    CHECK(layout[c * stride / 4] == y * width + x / 4 + 1);
+  }
+  // Not a bijection: a word no element maps to, or an element stored twice; cells beyond the array.
+  auto hole = layout;
+  hole[7] = 0;
+  CHECK(runner::surfaceMap(hole, n, stride, error).empty());
+  CHECK_THAT(error, Catch::Contains("word 7 holds no array element"));
+  auto twice = layout;
+  twice[9] = twice[8];
+  CHECK(runner::surfaceMap(twice, n, stride, error).empty());
+  CHECK_THAT(error, Catch::Contains("repeats element"));
+  CHECK(runner::surfaceMap(layout, elements, stride, error).empty());
+  CHECK_THAT(error, Catch::Contains("fewer than"));
 }

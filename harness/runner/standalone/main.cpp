@@ -84,11 +84,10 @@ int main(int argc, char** argv) {
       auto pr = ptxmm::litmus::tryParseFile(file);
       if (!pr.ok()) continue;
       try {
-        ptxmm::ptxgen::GenOptions g;
-        g.arch = opt.archOverride.empty() ? ptxmm::ptxgen::requiredArch(*pr.test) : opt.archOverride;
-        g.groupsPerBlock = opt.params.groupsPerBlock;
-        g.stressWarpsPerBlock = opt.params.stressWarpsPerBlock;
-        auto k = ptxmm::ptxgen::generate(*pr.test, g);
+        auto k = ptxmm::ptxgen::generate(
+            *pr.test,
+            ptxmm::runner::kernelShape(
+                opt.params, opt.archOverride.empty() ? ptxmm::ptxgen::requiredArch(*pr.test) : opt.archOverride));
         std::ofstream(emitDir + "/" + pr.test->name + ".ptx") << k.ptx;
       } catch (const std::exception& e) {
         std::cerr << e.what() << "\n";
