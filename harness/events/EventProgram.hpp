@@ -39,7 +39,8 @@ struct Event {
   ptx::Proxy proxy = ptx::Proxy::Generic;
   ptx::Space space = ptx::Space::Generic;
   int loc = -1;                         ///< physical location id (Read/Write)
-  int vloc = -1;                        ///< virtual address id (Read/Write); aliases share `loc`, differ in `vloc`
+  int vloc = -1;                        ///< virtual address id (Read/Write; the operand of a tensormap
+                                        ///< acquire fence); aliases share `loc`, differ in `vloc`
   ExprId value = -1;                    ///< Write: value written; Read: ReadVal(id)
   int asyncOp = -1;                     ///< index into EventProgram::asyncOps, or -1 if in program order
   std::vector<std::string> tags;        ///< cat event-set names this event belongs to (see docs/design.md)

@@ -20,6 +20,8 @@ using ptx::Sem;
 using ptx::Space;
 
 constexpr int64_t kClcSuccessBase = 0x100000;
+// Bytes of the box of a litmus cp.async.bulk.tensor (one 16-byte cell): its complete-tx count.
+constexpr int64_t kTensorBoxBytes = 16;
 
 // ---------------------------------------------------------------------------------------------------
 // Tags
@@ -296,7 +298,8 @@ class Lowerer {
         if (!st.instr) continue;
         const Instr& in = *st.instr;
         auto info = ptx::opInfo(in.op);
-        if (info.family == ptx::OpFamily::Mbarrier || in.op == OpId::CpAsyncBulk || in.op == OpId::ClcTryCancel) {
+        if (info.family == ptx::OpFamily::Mbarrier || in.op == OpId::CpAsyncBulk || in.op == OpId::CpAsyncBulkTensor ||
+            in.op == OpId::ClcTryCancel) {
           int mbarIdx = mbarOperandIndex(in);
           if (mbarIdx >= 0 && static_cast<size_t>(mbarIdx) < in.operands.size()) {
             bool all = in.hasFlag("multicast::cluster") || in.hasFlag("multicast::cluster::all");
@@ -349,6 +352,7 @@ class Lowerer {
       case OpId::MbarrierTestWait:
       case OpId::MbarrierTryWait: return firstAddr(in);
       case OpId::CpAsyncBulk: return in.hasFlag("mbarrier::complete_tx::bytes") ? nthAddr(in, 2) : -1;
+      case OpId::CpAsyncBulkTensor: return nthAddr(in, 2);
       case OpId::ClcTryCancel: return nthAddr(in, 1);
       default: return -1;
     }
@@ -1403,7 +1407,19 @@ class Lowerer {
         Scope sc = in.scope == Scope::None ? Scope::Gpu : in.scope;
         Event f = fenceEvent(in, in.sem, sc);
         addTag(f, in.sem == Sem::Release ? "PF_TMAP_REL" : "PF_TMAP_ACQ");
-        emitFence(st, std::move(f), fmt::format("F.proxy.tensormap::generic{}", semLabel(in.sem, sc)));
+        std::string range;
+        if (in.sem == Sem::Acquire && !in.operands.empty()) {
+          // The acquire orders the tensormap accesses of [addr, addr+size-1] (§9.7.13.4; one litmus location
+          // is one tensor-map object): the fence carries the virtual address of its operand, so `vloc`
+          // relates it to those accesses (docs/lowering.md "Tensor maps").
+          Access a = resolve(st, in.operands[0], Space::Generic, in);
+          if (a.shared)
+            fail(in.operands[0].src,
+                 "fence.proxy.tensormap::generic.acquire: the address must be in .global (PTX ISA 9.2 §9.7.13.4)");
+          f.vloc = a.vaddr;
+          range = " [" + vName(a.vaddr) + "]";
+        }
+        emitFence(st, std::move(f), fmt::format("F.proxy.tensormap::generic{}{}", semLabel(in.sem, sc), range));
         return Flow::Next;
       }
       case OpId::FenceMbarrierInit: {
@@ -1650,7 +1666,21 @@ class Lowerer {
       }
 
       // ---- bulk copies ----
-      case OpId::CpAsyncBulk: return lowerBulk(st, in);
+      case OpId::CpAsyncBulk:
+      case OpId::CpAsyncBulkTensor: return lowerBulk(st, in);
+      case OpId::TensormapReplace: {
+        // §9.7.9.26: "treated as a weak memory operation, on the entire 1024-bit opaque tensor-map object": a
+        // weak generic-proxy write of the map; its value is new_val, the new descriptor version
+        // (docs/lowering.md "Tensor maps").
+        Access a = resolve(st, operand(in, 0, "address"), in.space, in);
+        if (a.space == Space::SharedCluster)
+          fail(in.operands[0].src,
+               "tensormap.replace: the address must be in .global or the executing CTA's .shared::cta (PTX ISA 9.2 "
+               "§9.7.9.26: otherwise the behavior is undefined)");
+        emitWrite(st, in, a, Proxy::Generic, Sem::Weak, Scope::None, value(st, in.operands.back()),
+                  ".tensormap.replace");
+        return Flow::Next;
+      }
 
       // ---- cluster launch control ----
       case OpId::ClcTryCancel: return lowerTryCancel(st, in);
@@ -1787,10 +1817,27 @@ class Lowerer {
     if (s == Space::SharedCluster || s == Space::Generic) addTag(f, "PF_SPACE_SHARED_CLUSTER");
   }
 
+  /// cp.async.bulk and cp.async.bulk.tensor. The tensor copy is the same async operation whose source
+  /// read is the read of the tensor map through the tensormap proxy (§9.7.9.25.5.2 "The tensorMap is
+  /// accessed in tensormap proxy"): the copied value is the map's value, the descriptor version, and the
+  /// box is one cell of kTensorBoxBytes (docs/lowering.md "Tensor maps").
   Flow lowerBulk(PathState& st, const Instr& in) {
     auto& X = prog_.exprs;
     bool toShared = in.space == Space::SharedCta || in.space == Space::SharedCluster;
+    const bool tensor = in.op == OpId::CpAsyncBulkTensor;
+    const Proxy srcProxy = tensor ? Proxy::Tensormap : Proxy::Async;
+    const size_t barIdx = tensor ? 2 : 3;  // [dst], [src], size, [bar], ctaMask / [dst], [tmap, {..}], [bar], ctaMask
+    auto source = [&](Space srcSpace) {
+      Access src =
+          resolve(st, operand(in, 1, tensor ? "tensor map" : "source"), tensor ? Space::Generic : srcSpace, in);
+      if (tensor && src.shared)
+        fail(in.operands[1].src,
+             "the tensor map of cp.async.bulk.tensor must be a global location (PTX ISA 9.2 §9.7.9.25.5.2: .param, "
+             ".const or .global; .global is modelled)");
+      return src;
+    };
     if (in.hasFlag("bulk_group")) {
+      if (tensor) unsupported(in, "the tensor store form (.bulk_group) has no litmus abstraction");
       EventId m = emitMarker(st, in, "CP_BULK");
       Access dst = resolve(st, operand(in, 0, "destination"), in.space, in);
       Access src = resolve(st, operand(in, 1, "source"), in.srcSpace, in);
@@ -1806,27 +1853,27 @@ class Lowerer {
       unsupported(in, "needs .mbarrier::complete_tx::bytes or .bulk_group completion");
     if (!toShared) unsupported(in, "mbarrier completion needs a shared-memory destination");
     EventId m = emitMarker(st, in, "CP_BULK");
-    ExprId bytes = value(st, operand(in, 2, "size"));
+    ExprId bytes = tensor ? X.constant(kTensorBoxBytes) : value(st, operand(in, 2, "size"));
     const Operand& dstOp = operand(in, 0, "destination");
-    const Operand& barOp = operand(in, 3, "mbarrier");
+    const Operand& barOp = operand(in, barIdx, "mbarrier");
     Space srcSpace = in.srcSpace == Space::Generic ? Space::Global : in.srcSpace;
     if (in.hasFlag("multicast::cluster")) {
-      int64_t mask = constValue(st, operand(in, 4, "ctaMask"), "the multicast ctaMask");
+      int64_t mask = constValue(st, operand(in, barIdx + 1, "ctaMask"), "the multicast ctaMask");
       auto members = ctasOfCluster(thread(curThread_).where.cluster);
       std::vector<int> dests;
       for (int bit = 0; bit < 16; ++bit) {
         if (!((mask >> bit) & 1)) continue;
         if (static_cast<size_t>(bit) >= members.size())
-          fail(in.operands[4].src,
+          fail(in.operands[barIdx + 1].src,
                fmt::format("ctaMask bit {} names no CTA of the cluster ({} CTAs)", bit, members.size()));
         dests.push_back(members[static_cast<size_t>(bit)]);
       }
-      if (dests.empty()) fail(in.operands[4].src, "empty multicast ctaMask");
-      Access src = resolve(st, operand(in, 1, "source"), srcSpace, in);
+      if (dests.empty()) fail(in.operands[barIdx + 1].src, "empty multicast ctaMask");
+      Access src = source(srcSpace);
       int inst = newInstance(m);
       int srcOp = newAsyncOp(inst, in.op, thread(curThread_).where.cta, ".src");
       instances_[static_cast<size_t>(inst)].sourceOp = srcOp;
-      EventId r = asyncRead(st, srcOp, in, src, Proxy::Async, Sem::Weak, Scope::None, "CP_BULK");
+      EventId r = asyncRead(st, srcOp, in, src, srcProxy, Sem::Weak, Scope::None, "CP_BULK");
       for (int c : dests) {
         LocRef dref = dstOp.loc, bref = barOp.loc;
         if (!dstOp.baseReg.empty() || !barOp.baseReg.empty())
@@ -1845,12 +1892,12 @@ class Lowerer {
       return Flow::Next;
     }
     Access dst = resolve(st, dstOp, in.space, in);
-    Access src = resolve(st, operand(in, 1, "source"), srcSpace, in);
+    Access src = source(srcSpace);
     Access bar = resolve(st, barOp, in.space == Space::SharedCta ? Space::SharedCta : Space::Generic, in);
     if (bar.cta != dst.cta) fail(barOp.src, "the mbarrier must be in the destination CTA's shared memory");
     int inst = newInstance(m);
     int op = newAsyncOp(inst, in.op, dst.cta);
-    EventId r = asyncRead(st, op, in, src, Proxy::Async, Sem::Weak, Scope::None, "CP_BULK");
+    EventId r = asyncRead(st, op, in, src, srcProxy, Sem::Weak, Scope::None, "CP_BULK");
     asyncWrite(st, op, in, dst, Proxy::Async, Sem::Weak, Scope::None, X.readVal(r), "CP_BULK");
     implicitProxyFence(st, op, in, "CP_BULK");
     auto [cr, cw] = asyncCompleteTx(st, op, in, bar, bytes, "CP_BULK");

@@ -30,7 +30,8 @@ struct Operand {
     Imm,      ///< integer immediate
     Loc,      ///< location in a value position = its address (`mov.u64 r1, x`); a bare location in an
               ///< address position (Dat3M `st.weak x, 1`) is parsed as Addr, like `[x]`
-    Addr,     ///< address in brackets: `[x]`, `[x+4]`, `[s@cta1]`, `[r2]` (register holding an address)
+    Addr,     ///< address in brackets: `[x]`, `[x+4]`, `[s@cta1]`, `[r2]` (register holding an address),
+              ///< `[tmap, {0, r1}]` (tensor map with coordinates, cp.async.bulk.tensor)
     Label,    ///< branch target
     Vector,   ///< `{a, _, _, _}`
     Special,  ///< special register: `%tid.x`, `%ctaid.x`, `%cluster_ctaid.x`, `%clusterid.x`, ...
@@ -41,7 +42,7 @@ struct Operand {
   int64_t imm = 0;             ///< Imm: value; Addr: byte offset
   LocRef loc;                  ///< Loc, Addr with a symbolic base
   std::string baseReg;         ///< Addr with a register base (empty otherwise)
-  std::vector<Operand> elems;  ///< Vector elements
+  std::vector<Operand> elems;  ///< Vector elements; Addr: tensor coordinates of `[tensorMap, {c0, c1}]`
   SourceLoc src;
 };
 

@@ -820,6 +820,17 @@ class Parser {
         p = skipWsIn(parseInt(p, e, o.imm), e);
         if (neg) o.imm = -o.imm;
       }
+      if (p < e && t_[p] == ',') {
+        // Tensor coordinates: `[tensorMap, {c0, c1}]` (cp.async.bulk.tensor, PTX ISA 9.2 §9.7.9.25.5.2).
+        p = skipWsIn(p + 1, e);
+        if (p >= e || t_[p] != '{') fail(p, "expected the tensor coordinates `{c0, ...}` after ',' in the address");
+        RawOperand coords = parseOperand(p, e, true);
+        o.elems = std::move(coords.op.elems);
+        for (const auto& c : o.elems)
+          if (c.kind != Operand::Kind::Reg && c.kind != Operand::Kind::Imm)
+            throw DiagnosticError(c.src, "tensor coordinates must be registers or integers");
+        p = skipWsIn(p, e);
+      }
       if (p >= e || t_[p] != ']') fail(p, "expected ']' to close the address");
       ++p;
       return ro;
@@ -1164,6 +1175,8 @@ class Parser {
                                 std::to_string(in.operands.size()) + " (PTX ISA 9.2 §9.7.9.25.4.1)");
         break;
       }
+      case OpId::CpAsyncBulkTensor: validateTensorCopy(op, in, ql); break;
+      case OpId::TensormapReplace: validateTensormapReplace(op, in, ql); break;
       case OpId::ClcTryCancel:
         if (!in.hasFlag("async"))
           fail(ql.mnemonic, "`clusterlaunchcontrol.try_cancel` needs the mandatory `.async` (PTX ISA 9.2 §9.7.13.17)");
@@ -1204,6 +1217,116 @@ class Parser {
     if (in.type == DataType::B128 && op.id != OpId::Ld && op.id != OpId::St && op.id != OpId::ClcTryCancel &&
         op.id != OpId::ClcQueryCancel && op.id != OpId::Mov)
       bad(ql, "type", "`.b128` is only valid for ld, st, mov and clusterlaunchcontrol (PTX ISA 9.2)");
+    for (size_t i = 0; i < in.operands.size(); ++i)
+      if (in.operands[i].kind == Operand::Kind::Addr && !in.operands[i].elems.empty() &&
+          (op.id != OpId::CpAsyncBulkTensor || i != 1))
+        throw DiagnosticError(in.operands[i].src,
+                              "tensor coordinates `{...}` belong only to the tensor-map operand of "
+                              "`cp.async.bulk.tensor` (PTX ISA 9.2 §9.7.9.25.5.2)");
+  }
+
+  /// cp.async.bulk.tensor (PTX ISA 9.2 §9.7.9.25.5.2): the global -> shared `.tile` forms with mbarrier
+  /// completion. `.tile` (the default load mode) is made explicit.
+  void validateTensorCopy(const OpInfo& op, Instr& in, const QualLocs& ql) {
+    const std::string sec = " (PTX ISA 9.2 §9.7.9.25.5.2)";
+    requireFlag(op, in, ql, "dim", "a dimension (.1d, .2d, .3d, .4d or .5d)");
+    if (in.space == Space::Global || in.srcSpace == Space::SharedCta)
+      fail(ql.mnemonic,
+           "the `.global.shared::cta` (tensor store) form of `cp.async.bulk.tensor` is not supported: a litmus "
+           "tensor map is one location holding a descriptor version, so the tensor it locates has no location "
+           "to store to (docs/lowering.md)");
+    if ((in.space != Space::SharedCluster && in.space != Space::SharedCta) || in.srcSpace != Space::Global)
+      fail(ql.mnemonic, "`cp.async.bulk.tensor` copies `.shared::cluster.global` or `.shared::cta.global`" + sec);
+    std::string mode;
+    for (auto v : ptx::qualifierGroupValues("load_mode"))
+      if (in.hasFlag(v)) mode = v;
+    if (mode.empty()) {
+      // PTX: "If .load_mode is not specified, it defaults to .tile" (canonical form: written out).
+      auto at = std::find_if(in.flags.begin(), in.flags.end(),
+                             [](const std::string& f) { return ptx::groupAccepts("dim", f); });
+      in.flags.insert(at == in.flags.end() ? at : at + 1, "tile");
+    } else if (mode != "tile") {
+      bad(ql, "load_mode",
+          "load mode `." + mode + "` is not supported: only `.tile` copies (one box per copy) are modelled" + sec);
+    }
+    requireFlag(op, in, ql, "completion", "the completion mechanism `.mbarrier::complete_tx::bytes`");
+    if (in.hasFlag("bulk_group"))
+      bad(ql, "completion", "a copy to shared memory completes through `.mbarrier::complete_tx::bytes`" + sec);
+    bool multicast = in.hasFlag("multicast::cluster");
+    if (multicast && in.space != Space::SharedCluster)
+      bad(ql, "multicast", "`.multicast::cluster` needs the `.shared::cluster` destination" + sec);
+    for (auto v : ptx::qualifierGroupValues("hints"))
+      if (in.hasFlag(v) && v != "L2::cache_hint")
+        bad(ql, "hints", "`cp.async.bulk.tensor` accepts only the hint `.L2::cache_hint`" + sec);
+    size_t want = 3 + (multicast ? 1 : 0) + (in.hasFlag("L2::cache_hint") ? 1 : 0);
+    if (in.operands.size() != want)
+      fail(ql.mnemonic, "this `cp.async.bulk.tensor` form takes " + std::to_string(want) +
+                            " operands ([dstMem], [tensorMap, {coords}], [mbar]" + (multicast ? ", ctaMask" : "") +
+                            (in.hasFlag("L2::cache_hint") ? ", cache-policy" : "") + "), got " +
+                            std::to_string(in.operands.size()) + sec);
+    if (in.operands[2].kind != Operand::Kind::Addr)
+      throw DiagnosticError(in.operands[2].src, "expected the mbarrier address `[mbar]`" + sec);
+    const Operand& map = in.operands[1];
+    size_t dims = 0;
+    for (size_t d = 1; d <= 5; ++d)
+      if (in.hasFlag(std::to_string(d) + "d")) dims = d;
+    if (map.elems.empty())
+      throw DiagnosticError(map.src, "`cp.async.bulk.tensor` names its tensor map as `[tensorMap, {c0, ...}]`" + sec);
+    if (map.elems.size() != dims)
+      throw DiagnosticError(map.src, "a `." + std::to_string(dims) + "d` `.tile` copy takes " + std::to_string(dims) +
+                                         " tensor coordinate(s), got " + std::to_string(map.elems.size()) + sec);
+  }
+
+  /// tensormap.replace (PTX ISA 9.2 §9.7.9.26): `.tile` mode, one field, `.b1024`, `.b64` for
+  /// `.global_address`/`.global_stride` and `.b32` otherwise; field2 takes an immediate ordinal, field3 an
+  /// immediate new value (Table 33 ranges).
+  void validateTensormapReplace(const OpInfo& op, Instr& in, const QualLocs& ql) {
+    const std::string sec = " (PTX ISA 9.2 §9.7.9.26)";
+    requireFlag(op, in, ql, "tmap_mode", "the mode `.tile`");
+    requireFlag(op, in, ql, "tmap_field",
+                "a field (.global_address, .rank, .box_dim, .global_dim, .global_stride, .element_stride, "
+                ".elemtype, .interleave_layout, .swizzle_mode, .swizzle_atomicity, .fill_mode)");
+    requireFlag(op, in, ql, "tmap_size", "the object size `.b1024`");
+    if (in.space != Space::Generic && in.space != Space::Global && in.space != Space::SharedCta)
+      bad(ql, "space", "`tensormap.replace` accepts `.global` or `.shared::cta` (none: generic addressing)" + sec);
+    std::string field;
+    for (auto v : ptx::qualifierGroupValues("tmap_field"))
+      if (in.hasFlag(v)) field = v;
+    const bool wide = field == "global_address" || field == "global_stride";
+    const bool ordinal =
+        field == "box_dim" || field == "global_dim" || field == "global_stride" || field == "element_stride";
+    const bool immediate = field == "elemtype" || field == "interleave_layout" || field == "swizzle_mode" ||
+                           field == "swizzle_atomicity" || field == "fill_mode";
+    const DataType want = wide ? DataType::B64 : DataType::B32;
+    if (in.type != want)
+      bad(ql, in.type == DataType::None ? "tmap_size" : "type",
+          "`tensormap.replace." + field + "` needs the type `" + std::string(ptx::toString(want)) + "`" + sec);
+    const size_t n = ordinal ? 3 : 2;
+    if (in.operands.size() != n)
+      fail(ql.mnemonic, "`tensormap.replace." + field + "` takes " +
+                            (ordinal ? std::string("`[addr], ord, new_val`") : std::string("`[addr], new_val`")) +
+                            ", got " + std::to_string(in.operands.size()) + " operand(s)" + sec);
+    if (ordinal) {
+      const Operand& ord = in.operands[1];
+      if (ord.kind != Operand::Kind::Imm || ord.imm < 0 || ord.imm > 4)
+        throw DiagnosticError(ord.src, "the ordinal of `." + field + "` is an immediate in 0..4 (one per rank)" + sec);
+    }
+    const Operand& v = in.operands.back();
+    if (v.kind != Operand::Kind::Imm && v.kind != Operand::Kind::Reg)
+      throw DiagnosticError(v.src,
+                            "new_val must be a register or an integer (a litmus tensor map holds a descriptor "
+                            "version, docs/lowering.md)" +
+                                sec);
+    if (immediate) {
+      const int64_t maxVal = field == "elemtype"            ? 15
+                             : field == "swizzle_mode"      ? 4
+                             : field == "swizzle_atomicity" ? 3
+                             : field == "interleave_layout" ? 2
+                                                            : 1;
+      if (v.kind != Operand::Kind::Imm || v.imm < 0 || v.imm > maxVal)
+        throw DiagnosticError(
+            v.src, "`." + field + "` takes an immediate new_val in 0.." + std::to_string(maxVal) + " (Table 33)" + sec);
+    }
   }
 
   // ---- cross-reference checks ----

@@ -40,6 +40,11 @@ std::string printOperand(const Operand& o) {
       std::string s = "[" + (o.baseReg.empty() ? locRef(o.loc) : o.baseReg);
       if (o.imm > 0) s += "+" + std::to_string(o.imm);
       if (o.imm < 0) s += std::to_string(o.imm);
+      if (!o.elems.empty()) {  // tensor coordinates: `[tensorMap, {c0, c1}]`
+        s += ", {";
+        for (size_t i = 0; i < o.elems.size(); ++i) s += (i ? ", " : "") + printOperand(o.elems[i]);
+        s += "}";
+      }
       return s + "]";
     }
     case Operand::Kind::Vector: {

@@ -46,6 +46,18 @@ ptx::Target requiredTarget(const Instr& in) {
     case OpId::CpAsyncBulk:
       if (in.space == Space::SharedCta && in.srcSpace == Space::Global) need(90, 86);
       break;
+    case OpId::CpAsyncBulkTensor:
+      // PTX ISA 9.2 §9.7.9.25.5.2: `.shared::cta` destination from PTX 8.6.
+      if (in.space == Space::SharedCta) need(90, 86);
+      break;
+    case OpId::TensormapReplace:
+      // §9.7.9.26: sm_90a (architecture-specific) from PTX 8.3; `.swizzle_atomicity` PTX 8.6, sm_100a;
+      // `.elemtype` 13..15 PTX 8.7, sm_100a; `.swizzle_mode` 4 PTX 8.8, sm_103a.
+      need(90, 83, true);
+      if (in.hasFlag("swizzle_atomicity")) need(100, 86, true);
+      if (in.hasFlag("elemtype") && !in.operands.empty() && in.operands.back().imm >= 13) need(100, 87, true);
+      if (in.hasFlag("swizzle_mode") && !in.operands.empty() && in.operands.back().imm == 4) need(103, 88, true);
+      break;
     case OpId::ClcTryCancel:
       if (in.hasFlag("multicast::cluster::all")) need(100, 86, true);
       break;

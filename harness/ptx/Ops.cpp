@@ -57,6 +57,16 @@ constexpr std::array<std::string_view, 1> kNoincVals = {"noinc"};
 constexpr std::array<std::string_view, 3> kLoVals = {"lo", "hi", "wide"};
 constexpr std::array<std::string_view, 10> kCmpVals = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"};
 constexpr std::array<std::string_view, 1> kUniVals = {"uni"};
+// cp.async.bulk.tensor (§9.7.9.25.5.2) and tensormap.replace (§9.7.9.26)
+constexpr std::array<std::string_view, 5> kDimVals = {"1d", "2d", "3d", "4d", "5d"};
+constexpr std::array<std::string_view, 7> kLoadModeVals = {"tile",      "tile::gather4",  "tile::scatter4", "im2col",
+                                                           "im2col::w", "im2col::w::128", "im2col_no_offs"};
+constexpr std::array<std::string_view, 1> kTmapModeVals = {"tile"};
+constexpr std::array<std::string_view, 11> kTmapFieldVals = {
+    "global_address", "rank",     "box_dim",           "global_dim",   "global_stride",
+    "element_stride", "elemtype", "interleave_layout", "swizzle_mode", "swizzle_atomicity",
+    "fill_mode"};
+constexpr std::array<std::string_view, 1> kTmapSizeVals = {"b1024"};
 
 struct Group {
   std::string_view name;
@@ -64,7 +74,7 @@ struct Group {
 };
 
 // Every qualifier group name used in PtxOps.def and the qualifiers it accepts.
-const std::array<Group, 27> kGroups = {{{"sem", kSemVals},
+const std::array<Group, 32> kGroups = {{{"sem", kSemVals},
                                         {"scope", kScopeVals},
                                         {"space", kSpaceVals},
                                         {"dstspace", kSpaceVals},
@@ -90,7 +100,12 @@ const std::array<Group, 27> kGroups = {{{"sem", kSemVals},
                                         {"noinc", kNoincVals},
                                         {"lo", kLoVals},
                                         {"cmp", kCmpVals},
-                                        {"uni", kUniVals}}};
+                                        {"uni", kUniVals},
+                                        {"dim", kDimVals},
+                                        {"load_mode", kLoadModeVals},
+                                        {"tmap_mode", kTmapModeVals},
+                                        {"tmap_field", kTmapFieldVals},
+                                        {"tmap_size", kTmapSizeVals}}};
 
 std::vector<std::string_view> split(std::string_view s, char sep) {
   std::vector<std::string_view> out;

@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 
+#include "litmus/Target.hpp"
 #include "ptx/Ops.hpp"
 #include "ptxgen/Kernel.hpp"
 
@@ -91,6 +92,7 @@ class Generator {
   std::vector<SharedLoc> shared_;
   int sharedCell_ = 16;
   int globalCell_ = 4;
+  bool tensorMapNote_ = false;  // the test uses tensormap.replace (128-byte cells, note added)
   std::vector<std::set<std::string>> preds_, wide_, b128_;
   std::vector<std::map<std::string, litmus::LocRef>> addrRegs_;
   std::map<std::string, ptx::Proxy> aliasProxy_;  // surface/texture/constant alias name -> its proxy
@@ -201,7 +203,11 @@ class Generator {
         const Instr& in = *st.instr;
         version_ = std::max(version_, minPtxVersion(in));
         const auto& info = ptx::opInfo(in.op);
-        if (info.minTarget.sm >= 100 && opt_.arch != "sm_100a")
+        const ptx::Target needs = litmus::requiredTarget(in);  // qualifier-specific minima included
+        if (needs.sm > 100)
+          fail(in.src, std::string(info.mnemonic) + " needs " + ptx::toString(needs) +
+                           ", which the stress kernel does not target (sm_90a, sm_100a)");
+        if (needs.sm >= 100 && opt_.arch != "sm_100a")
           fail(in.src, std::string(info.mnemonic) + " needs sm_100a (use --arch sm_100a)");
         if (in.op == OpId::BarrierClusterArrive) ++arrives;
         if (in.op == OpId::BarrierClusterArrive || in.op == OpId::BarrierClusterWait ||
@@ -213,6 +219,14 @@ class Generator {
               maxCopy = std::max<int>(maxCopy, static_cast<int>(std::min<int64_t>(o.imm, 4096)));
         if (in.op == OpId::Ld || in.op == OpId::St || in.op == OpId::Atom || in.op == OpId::Red)
           maxCopy = std::max(maxCopy, ptx::byteWidth(in.type == DataType::None ? DataType::B32 : in.type));
+        if (in.op == OpId::TensormapReplace && !tensorMapNote_) {
+          // A tensor-map object is 1024 bits (§9.7.9.26): one 128-byte cell per location.
+          maxCopy = std::max(maxCopy, 128);
+          tensorMapNote_ = true;
+          k_.notes.push_back(
+              "tensormap.replace: locations are 128-byte cells; the tensor-map layout is opaque, so values read from a "
+              "tensor-map location are not the model's descriptor versions");
+        }
         collectRegs(static_cast<int>(ti), in);
         for (const auto& o : in.operands)
           if ((o.kind == Operand::Kind::Addr || o.kind == Operand::Kind::Loc) && o.loc.cta >= 0) usesCluster = true;
@@ -1056,6 +1070,24 @@ class Generator {
         return;
       }
       case OpId::Cold: failConstant(in, ops.at(1));
+      case OpId::CpAsyncBulkTensor:
+        fail(in.src,
+             "cp.async.bulk.tensor needs a CUtensorMap encoded on the host (cuTensorMapEncodeTiled) for each "
+             "instance's tensor, which the stress kernel does not create; and the litmus abstraction (the copy "
+             "delivers the descriptor version, docs/lowering.md \"Tensor maps\") has no hardware counterpart");
+      case OpId::TensormapReplace: {
+        // §9.7.9.26: `[addr], {ord,} new_val`, new_val .b64 for global_address/global_stride, else .b32 (an
+        // immediate for the field3 forms); the map cell is 128 bytes, and 128-byte aligned (the runner's stride is
+        // a multiple of the cell and its regions are page-aligned).
+        need(2);
+        auto a = address(t, in, ops[0]);
+        const bool wide = in.type == DataType::B64;
+        std::string rest;
+        for (size_t k = 1; k < ops.size(); ++k)
+          rest += ", " + src(t, ops[k], k + 1 == ops.size() && wide ? 64 : 32, tmp);
+        o() << "  " << g << spell(in, a.space) << " " << a.text << rest << ";\n";
+        return;
+      }
       case OpId::FenceProxyKind: {
         bool ok = in.hasFlag("alias");
         if (!ok)
@@ -1307,7 +1339,7 @@ std::vector<litmus::Term> observedTerms(const litmus::Test& test) {
 std::string requiredArch(const litmus::Test& test) {
   for (const auto& th : test.threads)
     for (const auto& st : th.code)
-      if (st.instr && ptx::opInfo(st.instr->op).minTarget.sm >= 100) return "sm_100a";
+      if (st.instr && litmus::requiredTarget(*st.instr).sm >= 100) return "sm_100a";
   return "sm_90a";
 }
 

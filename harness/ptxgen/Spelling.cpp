@@ -47,6 +47,9 @@ bool flagInGroup(std::string_view g, std::string_view f) {
   if (g == "multicast") return f == "multicast::cluster";
   if (g == "multicast_all") return f == "multicast::cluster::all";
   if (g == "query") return startsWith(f, "is_canceled") || startsWith(f, "get_first_ctaid");
+  // cp.async.bulk.tensor, tensormap.replace
+  if (g == "dim" || g == "load_mode" || g == "tmap_mode" || g == "tmap_field" || g == "tmap_size")
+    return ptx::groupAccepts(g, f);
   return g == f;  // expect_tx, parity, aligned, read, async, noinc, lo, uni
 }
 
@@ -247,6 +250,8 @@ int minPtxVersion(const litmus::Instr& in) {
   }
   if (defaultType(in) == DataType::B128) v = std::max(v, 83);
   if (in.op == OpId::FenceProxyAsyncGen || info.family == ptx::OpFamily::Clc) v = std::max(v, 86);
+  if (in.op == OpId::TensormapReplace && in.hasFlag("swizzle_atomicity")) v = std::max(v, 86);
+  if (in.op == OpId::CpAsyncBulkTensor && in.space == Space::SharedCta) v = std::max(v, 86);
   return std::min(v, 90);
 }
 

@@ -393,3 +393,75 @@ TEST_CASE("test-level errors", "[parser][errors]") {
   CHECK_THAT(err("PTX t\n{ x = 0; }\n    st.weak [x], 1;\nP0:\nexists (x=0)\n"),
              StartsWith("e.litmus:3:5: error: expected a thread header"));
 }
+
+TEST_CASE("tensor copies and tensor-map updates", "[parser][tensormap]") {
+  using Catch::Matchers::Contains;
+  using Catch::Matchers::StartsWith;
+  // The default load mode .tile is made explicit; qualifiers in any order; coordinates in the map operand.
+  Instr t =
+      in("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [x, {0, r1}], "
+         "[mbar]");
+  CHECK(t.op == OpId::CpAsyncBulkTensor);
+  CHECK(t.space == Space::SharedCluster);
+  CHECK(t.srcSpace == Space::Global);
+  CHECK(t.flags == std::vector<std::string>{"2d", "tile", "mbarrier::complete_tx::bytes"});
+  REQUIRE(t.operands.size() == 3);
+  CHECK(t.operands[1].kind == K::Addr);
+  CHECK(t.operands[1].loc.name == "x");
+  REQUIRE(t.operands[1].elems.size() == 2);
+  CHECK(t.operands[1].elems[0].kind == K::Imm);
+  CHECK(t.operands[1].elems[1].kind == K::Reg);
+  const std::string canonical =
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [dst], [x, {0, r1}], [mbar]";
+  CHECK(printInstr(t) == canonical);
+  CHECK(printInstr(in(canonical)) == canonical);
+  // PTX ISA example order (.tile after the completion mechanism), multicast with its ctaMask.
+  Instr m =
+      in("cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster.tile "
+         "[dst], [x, {7}], [mbar], 3");
+  CHECK(printInstr(m) ==
+        "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
+        "[dst], [x, {7}], [mbar], 3");
+  Instr r = in("tensormap.replace.tile.global_address.global.b1024.b64 [x], 2");
+  CHECK(r.op == OpId::TensormapReplace);
+  CHECK(r.space == Space::Global);
+  CHECK(r.type == DataType::B64);
+  CHECK(printInstr(r) == "tensormap.replace.tile.global_address.global.b1024.b64 [x], 2");
+  Instr r2 = in("tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [s], 1, r3");
+  CHECK(r2.space == Space::SharedCta);
+  CHECK(r2.operands.size() == 3);
+  CHECK(in("tensormap.replace.tile.swizzle_mode.b1024.b32 [x], 3").space == Space::Generic);
+
+  // Errors: located, citing the PTX ISA section.
+  CHECK_THAT(ierr("cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [x, {0}], [s]"),
+             Contains("tensor store) form of `cp.async.bulk.tensor` is not supported"));
+  CHECK_THAT(ierr("cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes "
+                  "[dst], [x, {0, 0, 0}], [mbar]"),
+             StartsWith("i.litmus:1:48: error: load mode `.im2col` is not supported"));
+  CHECK_THAT(ierr("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [x, {0}], "
+                  "[mbar]"),
+             Contains("a `.2d` `.tile` copy takes 2 tensor coordinate(s), got 1"));
+  CHECK_THAT(ierr("cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [x], [mbar]"),
+             Contains("names its tensor map as `[tensorMap, {c0, ...}]`"));
+  CHECK_THAT(ierr("cp.async.bulk.tensor.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [x, {0}], [mbar]"),
+             Contains("needs a dimension"));
+  CHECK_THAT(ierr("cp.async.bulk.tensor.1d.shared::cta.global.mbarrier::complete_tx::bytes.multicast::cluster "
+                  "[dst], [x, {0}], [mbar], 1"),
+             Contains("`.multicast::cluster` needs the `.shared::cluster` destination"));
+  CHECK_THAT(ierr("cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [x, {x}], "
+                  "[mbar]"),
+             Contains("is a location; vector elements must be registers"));
+  CHECK_THAT(ierr("ld.weak r0, [x, {0}]"), StartsWith("i.litmus:1:13: error: tensor coordinates `{...}` belong only"));
+  CHECK_THAT(ierr("tensormap.replace.tile.global_address.global.b1024.b32 [x], 2"),
+             StartsWith("i.litmus:1:52: error: `tensormap.replace.global_address` needs the type `.b64`"));
+  CHECK_THAT(ierr("tensormap.replace.tile.box_dim.global.b1024.b32 [x], 2"), Contains("takes `[addr], ord, new_val`"));
+  CHECK_THAT(ierr("tensormap.replace.tile.box_dim.global.b1024.b32 [x], r, 2"),
+             Contains("the ordinal of `.box_dim` is an immediate in 0..4"));
+  CHECK_THAT(ierr("tensormap.replace.tile.swizzle_mode.global.b1024.b32 [x], 5"),
+             Contains("`.swizzle_mode` takes an immediate new_val in 0..4 (Table 33) (PTX ISA 9.2 §9.7.9.26)"));
+  CHECK_THAT(ierr("tensormap.replace.tile.rank.shared::cluster.b1024.b32 [x], 2"),
+             Contains("`tensormap.replace` accepts `.global` or `.shared::cta`"));
+  CHECK_THAT(ierr("tensormap.replace.tile.rank.global.b32 [x], 2"), Contains("needs the object size `.b1024`"));
+  CHECK_THAT(ierr("tensormap.replace.tile.global_address.global.b1024.b64 [x], y"),
+             Contains("new_val must be a register or an integer"));
+}

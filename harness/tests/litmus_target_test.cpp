@@ -37,6 +37,15 @@ TEST_CASE("instruction targets", "[target]") {
   CHECK(tgt("cp.async.ca.shared.global [d], [g], 4").sm == 80);
   CHECK(tgt("mbarrier.try_wait.relaxed.cta.shared::cta.b64 p, [m], s").ptx == 86);
   CHECK(tgt("fence.proxy.tensormap::generic.release.gpu") == Target{90, 83, false});
+  // PTX ISA 9.2 §9.7.9.25.5.2 / §9.7.9.26
+  CHECK(tgt("cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [d], [g, {0}], [m]") ==
+        Target{90, 80, false});
+  CHECK(tgt("cp.async.bulk.tensor.1d.shared::cta.global.tile.mbarrier::complete_tx::bytes [d], [g, {0}], [m]") ==
+        Target{90, 86, false});
+  CHECK(tgt("tensormap.replace.tile.global_address.global.b1024.b64 [g], 2") == Target{90, 83, true});
+  CHECK(tgt("tensormap.replace.tile.swizzle_atomicity.global.b1024.b32 [g], 1") == Target{100, 86, true});
+  CHECK(tgt("tensormap.replace.tile.elemtype.global.b1024.b32 [g], 13") == Target{100, 87, true});
+  CHECK(tgt("tensormap.replace.tile.swizzle_mode.global.b1024.b32 [g], 4") == Target{103, 88, true});
 }
 
 TEST_CASE("test targets", "[target]") {

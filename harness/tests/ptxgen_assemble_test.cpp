@@ -146,6 +146,25 @@ exists (0:c == 1))",
             "sm_100a");
 }
 
+TEST_CASE("tensor-map updates and tensormap proxy fences assemble for sm_90a", "[ptxgen][ptxas][tensormap]") {
+  assembles(R"(PTX TMAP-UPDATE
+{ tmap = 1; flag = 0; }
+P0@cta 0,cluster 0,gpu 0:
+    tensormap.replace.tile.global_address.global.b1024.b64 [tmap], 2;
+    tensormap.replace.tile.global_stride.global.b1024.b64 [tmap], 0, r2;
+    tensormap.replace.tile.box_dim.b1024.b32 [tmap], 1, 8;
+    tensormap.replace.tile.rank.global.b1024.b32 [tmap], 1;
+    tensormap.replace.tile.fill_mode.global.b1024.b32 [tmap], 1;
+    fence.proxy.tensormap::generic.release.gpu;
+    st.release.gpu.global.u32 [flag], 1;
+P1@cta 1,cluster 1,gpu 0:
+    ld.acquire.gpu.global.u32 r0, [flag];
+    fence.proxy.tensormap::generic.acquire.gpu [tmap], 128;
+    fence.proxy.tensormap::generic.acquire.sys [tmap], 128;
+exists (1:r0 == 1))",
+            "sm_90a");
+}
+
 TEST_CASE("ptxas diagnostics are returned for bad PTX", "[ptxgen][ptxas]") {
   if (!havePtxas()) {
     WARN("ptxas not found: skipped");

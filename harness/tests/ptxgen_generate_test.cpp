@@ -139,6 +139,53 @@ exists (x == 1)
   CHECK_THROWS_WITH(ptxgen::generate(litmus::parseTest(kMP, "MP.litmus"), o), Catch::Contains("unsupported --arch"));
 }
 
+TEST_CASE("tensor maps: TMA tensor copies are rejected, tensormap.replace is emitted", "[ptxgen][tensormap]") {
+  auto tma = litmus::parseTest(R"(PTX TMA
+{ .global tmap = 1; .shared X = 0; .mbarrier bar = 1; }
+P0@cta 0,cluster 0,gpu 0:
+    mbarrier.arrive.expect_tx.shared::cta.b64 state, [bar], 16;
+    cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [X], [tmap, {0}], [bar];
+exists (X == 1)
+)",
+                               "TMA.litmus");
+  CHECK_THROWS_WITH(ptxgen::generate(tma), Catch::Contains("TMA.litmus:5:") && Catch::Contains("CUtensorMap"));
+  auto upd = litmus::parseTest(R"(PTX UPD
+{ .global tmap = 1; .global flag = 0; }
+P0@cta 0,cluster 0,gpu 0:
+    tensormap.replace.tile.global_address.global.b1024.b64 [tmap], r1;
+    tensormap.replace.tile.box_dim.global.b1024.b32 [tmap], 1, 8;
+    tensormap.replace.tile.swizzle_mode.b1024.b32 [tmap], 3;
+    fence.proxy.tensormap::generic.release.gpu;
+    st.release.gpu.global.u32 [flag], 1;
+P1@cta 1,cluster 1,gpu 0:
+    ld.acquire.gpu.global.u32 r0, [flag];
+    fence.proxy.tensormap::generic.acquire.gpu [tmap], 128;
+exists (1:r0 == 1)
+)",
+                               "UPD.litmus");
+  CHECK(ptxgen::requiredArch(upd) == "sm_90a");
+  auto k = ptxgen::generate(upd);
+  CHECK(k.ptxVersion >= 83);
+  CHECK(contains(k.ptx, "tensormap.replace.tile.global_address.global.b1024.b64 [%ga"));
+  CHECK(contains(k.ptx, "tensormap.replace.tile.box_dim.global.b1024.b32 [%ga"));
+  CHECK(contains(k.ptx, "], 1, 8;"));
+  CHECK(contains(k.ptx, "tensormap.replace.tile.swizzle_mode.global.b1024.b32 [%ga"));
+  CHECK(contains(k.ptx, "fence.proxy.tensormap::generic.acquire.gpu [%ga"));
+  REQUIRE_FALSE(k.globals.empty());
+  CHECK(k.globals[0].cellBytes == 128);  // a tensor-map object is 1024 bits
+  CHECK_FALSE(k.notes.empty());
+  // a form that needs sm_100a is refused for sm_90a, with its location
+  auto wide = litmus::parseTest(R"(PTX SWZ
+{ .global tmap = 1; }
+P0@cta 0,cluster 0,gpu 0:
+    tensormap.replace.tile.swizzle_atomicity.global.b1024.b32 [tmap], 1;
+exists (tmap == 1)
+)",
+                                "SWZ.litmus");
+  CHECK(ptxgen::requiredArch(wide) == "sm_100a");
+  CHECK_THROWS_WITH(ptxgen::generate(wide), Catch::Contains("SWZ.litmus:4:") && Catch::Contains("sm_100a"));
+}
+
 TEST_CASE("observed terms are in canonical order", "[ptxgen]") {
   auto test = litmus::parseTest(R"(PTX T
 { x = 0; y = 0; }
