@@ -32,6 +32,14 @@ inline bool hasTag(const Event& e, const std::string& t) {
   return std::find(e.tags.begin(), e.tags.end(), t) != e.tags.end();
 }
 
+/// The events carrying the cat tag `t`, in id order.
+inline std::vector<EventId> tagged(const EventProgram& p, const std::string& t) {
+  std::vector<EventId> out;
+  for (const auto& e : p.events)
+    if (hasTag(e, t)) out.push_back(e.id);
+  return out;
+}
+
 /// True if the static relation `rel` holds the pair (a, b); false if the relation is absent.
 inline bool hasPair(const EventProgram& p, const std::string& rel, EventId a, EventId b) {
   auto it = p.relations.find(rel);

@@ -11,17 +11,6 @@ using namespace ptxmm;
 using namespace ptxmm::events;
 using namespace ptxmm::events::testing;
 
-namespace {
-
-std::vector<EventId> tagged(const EventProgram& p, const std::string& t) {
-  std::vector<EventId> out;
-  for (const auto& e : p.events)
-    if (hasTag(e, t)) out.push_back(e.id);
-  return out;
-}
-
-}  // namespace
-
 TEST_CASE("cp.async: generic-proxy async thread, wait_group completion", "[events][async][cp.async]") {
   auto l = lowerText(R"(PTX cpasync
 { .global g = 1; .global h = 2; .shared s = 0; .shared t = 0; }

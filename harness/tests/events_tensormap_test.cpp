@@ -14,13 +14,6 @@ using namespace ptxmm::events::testing;
 
 namespace {
 
-std::vector<EventId> tagged(const EventProgram& p, const std::string& t) {
-  std::vector<EventId> out;
-  for (const auto& e : p.events)
-    if (hasTag(e, t)) out.push_back(e.id);
-  return out;
-}
-
 std::string lowerError(const std::string& text) {
   try {
     (void)lowerText(text, {}, "tm.litmus");

@@ -43,6 +43,7 @@ std::set<std::string> expectedSkips(const litmus::Test& t) {
       if (!st.instr) continue;
       if (st.instr->op == ptx::OpId::FenceProxyKind && !st.instr->hasFlag("alias")) reasons.insert("no PTX encoding");
       if (st.instr->op == ptx::OpId::Cold) reasons.insert("constant proxy (ld.const)");
+      if (st.instr->op == ptx::OpId::CpAsyncBulkTensor) reasons.insert("cp.async.bulk.tensor needs a CUtensorMap");
     }
   return reasons;
 }

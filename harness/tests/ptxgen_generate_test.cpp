@@ -2,6 +2,7 @@
 // stress kernels (placement, layout, observed terms, errors for tests that cannot run).
 #include <catch2/catch.hpp>
 
+#include "HwTestSupport.hpp"
 #include "litmus/Parser.hpp"
 #include "ptxgen/Kernel.hpp"
 
@@ -202,14 +203,7 @@ exists (y == 1 /\ 1:r0 == 0 /\ 0:r1 == 0 /\ 0:r0 == 1 /\ x == 0)
 
 namespace {
 
-/// A shared-memory MP test (both threads in one CTA): the bank-conflict lanes have cells to target.
-const char* kSharedMP = R"(PTX MPs
-{ .shared x = 0; .shared y = 0; }
- P0@cta 0,gpu 0      | P1@cta 0,gpu 0 ;
- st.weak x, 1        | ld.acquire.cta r0, y ;
- st.release.cta y, 1 | ld.weak r1, x ;
-exists (1:r0 == 1 /\ 1:r1 == 0)
-)";
+using ptxmm::hwtesting::kSharedMP;
 
 /// ISCA'22 MP_gpu09 shape: surface store of x, flag, texture load of x (different CTAs).
 const char* kSurTex = R"(PTX SURTEX

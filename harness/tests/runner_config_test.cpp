@@ -5,6 +5,7 @@
 #include <numeric>
 #include <set>
 
+#include "HwTestSupport.hpp"
 #include "litmus/Parser.hpp"
 #include "runner/Runner.hpp"
 
@@ -130,13 +131,7 @@ TEST_CASE("without a usable GPU, runs are skipped with a reason", "[runner]") {
 
 namespace {
 
-const char* kSharedMP = R"(PTX MPs
-{ .shared x = 0; .shared y = 0; }
- P0@cta 0,gpu 0      | P1@cta 0,gpu 0 ;
- st.weak x, 1        | ld.acquire.cta r0, y ;
- st.release.cta y, 1 | ld.weak r1, x ;
-exists (1:r0 == 1 /\ 1:r1 == 0)
-)";
+using ptxmm::hwtesting::kSharedMP;
 
 const char* kSurface = R"(PTX SUR
 { flag = 0; x = 0; s @ surface aliases x }
