@@ -177,8 +177,8 @@ class Lowerer {
     finishAsyncRelations();
     finishSyncRelations();
     for (auto& [name, pairs] : rels_) prog_.relations[name] = PairList(pairs.begin(), pairs.end());
-    for (const char* r : {"po", "addr", "data", "ctrl", "rmw", "bar-sync", "cluster-sync", "exit-sync", "issue",
-                          "aso", "async-complete", "same-async"})
+    for (const char* r : {"po", "addr", "data", "ctrl", "rmw", "bar-sync", "cluster-sync", "exit-sync", "issue", "aso",
+                          "async-complete", "same-async"})
       prog_.relations[r];  // present even when empty
     return std::move(prog_);
   }
@@ -1134,8 +1134,10 @@ class Lowerer {
           if (ctrlAfter) o.ctrlReads = *ctrlAfter;
         });
         if (!taken) {
-          if (ctrlAfter) st.ctrlReads = std::move(*ctrlAfter);
-          else addCtrlReads(st, p);
+          if (ctrlAfter)
+            st.ctrlReads = std::move(*ctrlAfter);
+          else
+            addCtrlReads(st, p);
           ++st.pc;
           continue;
         }

@@ -31,8 +31,9 @@ bool strongScoped(const Event& e) {
 
 const std::vector<std::string>& skeletonRelationNames() {
   static const std::vector<std::string> names = {
-      "po",         "addr", "data", "ctrl", "rmw", "bar-sync", "cluster-sync", "exit-sync", "issue",    "aso",  "async-complete",
-      "same-async", "loc",  "vloc", "int",  "ext", "id",       "scta",         "scluster", "sgpu", "sr"};
+      "po",        "addr",  "data", "ctrl",           "rmw",        "bar-sync", "cluster-sync",
+      "exit-sync", "issue", "aso",  "async-complete", "same-async", "loc",      "vloc",
+      "int",       "ext",   "id",   "scta",           "scluster",   "sgpu",     "sr"};
   return names;
 }
 
