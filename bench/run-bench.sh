@@ -4,7 +4,9 @@
 # Usage: bash bench/run-bench.sh [PTXMM_BINARY] [MODEL]
 set -u
 cd "$(dirname "$0")/.."
+case "${1:-}" in -h|--help) sed -n '2,4p' "$0"; exit 0 ;; esac
 PTXMM=${1:-./build/ptxmm}
+if [ ! -x "$PTXMM" ]; then echo "run-bench.sh: error: '$PTXMM' is not an executable ptxmm binary (build it, or pass its path)" >&2; exit 2; fi
 MODEL=${2:-models/ptx.cat}
 OUT=docs/performance.md
 TMP=$(mktemp -d)
