@@ -37,6 +37,16 @@ struct FencesArgs {
   std::vector<std::string> paths;
 };
 
+/// The per-check options both modes share (engine, unrolling, budget, size limit).
+check::CheckOptions checkOptions(const FencesArgs& a) {
+  check::CheckOptions c;
+  c.engine = *check::parseEngine(a.engine);
+  c.unroll = a.unroll;
+  c.timeoutMs = a.timeoutMs;
+  c.maxEvents = a.maxEvents;
+  return c;
+}
+
 int runFences(const FencesArgs& a, std::ostream& out) {
   std::vector<std::filesystem::path> modelPaths;
   for (const auto& m : a.models) modelPaths.emplace_back(m);
@@ -49,10 +59,7 @@ int runFences(const FencesArgs& a, std::ostream& out) {
     return kUserError;
   }
   analysis::FenceOptions fo;
-  fo.check.engine = *check::parseEngine(a.engine);
-  fo.check.unroll = a.unroll;
-  fo.check.timeoutMs = a.timeoutMs;
-  fo.check.maxEvents = a.maxEvents;
+  fo.check = checkOptions(a);
   fo.jobs = a.jobs;
   int rc = kOk;
   z3::context ctx;
@@ -103,10 +110,7 @@ int runCoverage(const FencesArgs& a, std::ostream& out) {
   std::vector<std::filesystem::path> tests;
   for (const auto& p : check::collectTests(a.paths)) tests.push_back(p);
   analysis::CoverageOptions co;
-  co.check.engine = *check::parseEngine(a.engine);
-  co.check.unroll = a.unroll;
-  co.check.timeoutMs = a.timeoutMs;
-  co.check.maxEvents = a.maxEvents;
+  co.check = checkOptions(a);
   co.testsPerRule = a.perRule;
   co.maxTries = a.maxTries;
   co.jobs = a.jobs;
