@@ -58,6 +58,13 @@ struct Skeleton {
 /// for a bad choice.
 [[nodiscard]] Skeleton buildSkeleton(const EventProgram& program, const std::vector<int>& choice);
 
+/// The union skeleton of a set of paths per real thread (`paths[t]` indexes program.paths[t]): the init
+/// writes and every event of those paths active at once, with the sets and relations built as for one
+/// path choice (a static relation holds between two events whenever it holds in the executions where both
+/// occur). The per-path fields (choice, guards, finalRegs, ends, readsFinal, undefinedIf, cut, blocked)
+/// stay empty: an engine encoding several path choices at once reads them from program.paths.
+[[nodiscard]] Skeleton buildUnionSkeleton(const EventProgram& program, const std::vector<std::vector<int>>& paths);
+
 /// Number of path combinations (product of the per-thread path counts, saturating at SIZE_MAX). An upper
 /// bound of the combinations forEachPathChoice visits (it skips those barriersConsistent rejects).
 [[nodiscard]] size_t countPathChoices(const EventProgram& program);

@@ -1,4 +1,4 @@
-// The Z3 engine: one encoding per skeleton, all final states by incremental solving.
+// The Z3 engine: one encoding per test (path selectors), all final states by incremental solving.
 #include "smt/Engine.hpp"
 
 #include <fmt/format.h>
@@ -55,10 +55,8 @@ class SmtRunner {
     check::EngineResult res;
     res.countsAreExecutions = opts_.countExecutions;
     try {
-      events::forEachPathChoice(prog_, [&](const std::vector<int>& choice) {
-        solveSkeleton(events::buildSkeleton(prog_, choice));
-        return true;
-      });
+      std::optional<PathChoices> pc = pathChoices();
+      if (pc) solve(*pc);
     } catch (const GiveUp& g) {
       res.status = check::Status::Unknown;
       res.message = g.why;
@@ -77,6 +75,48 @@ class SmtRunner {
   }
 
  private:
+  // The path choices to encode: per real thread the paths that take part in some combination the
+  // execution barriers accept, and the combinations they reject (blocked by clauses).
+  struct PathChoices {
+    std::vector<std::vector<int>> used;      // per real thread: path indices
+    std::vector<std::vector<int>> rejected;  // combinations of used paths the barriers reject
+  };
+
+  std::optional<PathChoices> pathChoices() const {
+    const size_t nt = prog_.paths.size();
+    PathChoices pc;
+    pc.used.resize(nt);
+    for (const auto& ps : prog_.paths)
+      if (ps.empty()) return std::nullopt;  // a thread with no path: no execution
+    if (prog_.barriers.empty()) {
+      for (size_t t = 0; t < nt; ++t)
+        for (size_t p = 0; p < prog_.paths[t].size(); ++p) pc.used[t].push_back(static_cast<int>(p));
+      return pc;
+    }
+    if (events::countPathChoices(prog_) > kMaxPathChoices)
+      throw GiveUp{fmt::format("more than {} path combinations with execution barriers", kMaxPathChoices)};
+    std::vector<std::set<int>> used(nt);
+    std::vector<std::vector<int>> all;
+    events::forEachPathChoice(prog_, [&](const std::vector<int>& choice) {
+      for (size_t t = 0; t < nt; ++t) used[t].insert(choice[t]);
+      return true;
+    });
+    for (const auto& u : used)
+      if (u.empty()) return std::nullopt;
+    for (size_t t = 0; t < nt; ++t) pc.used[t].assign(used[t].begin(), used[t].end());
+    // Combinations of used paths that the barriers reject.
+    std::vector<size_t> pick(nt, 0);
+    for (;;) {
+      std::vector<int> choice(nt);
+      for (size_t t = 0; t < nt; ++t) choice[t] = pc.used[t][pick[t]];
+      if (!events::barriersConsistent(prog_, choice)) pc.rejected.push_back(choice);
+      size_t t = 0;
+      while (t < nt && ++pick[t] == pc.used[t].size()) pick[t++] = 0;
+      if (t == nt) break;
+    }
+    return pc;
+  }
+
   // The outcome of interest: the proposition, negated for forall.
   bool targetHolds(const std::vector<int64_t>& vals) const {
     bool p = spec_.satisfies(vals);
@@ -101,6 +141,14 @@ class SmtRunner {
     return ctx_.bool_val(false);
   }
 
+  // `base` with `extra` appended, as a new vector (copying a z3::expr_vector shares the vector).
+  z3::expr_vector plus(const z3::expr_vector& base, const z3::expr& extra) {
+    z3::expr_vector r(ctx_);
+    for (unsigned i = 0; i < base.size(); ++i) r.push_back(base[i]);
+    r.push_back(extra);
+    return r;
+  }
+
   z3::check_result check(z3::solver& s, const z3::expr_vector& assumptions) {
     ++solverCalls_;
     if (opts_.timeoutMs) {
@@ -123,74 +171,155 @@ class SmtRunner {
     return r;
   }
 
-  void solveSkeleton(const events::Skeleton& sk) {
-    const size_t n = sk.size();
-    const int skIndex = skeletons_++;
+  // Path selectors and the execution frame of the union skeleton.
+  struct Selection {
+    std::vector<std::vector<Lit>> sel;  // per real thread, per used path (same order as PathChoices::used)
+    Frame frame;
+  };
+
+  Selection select(const events::Skeleton& u, const PathChoices& pc, TermTable& terms, z3::solver& s) {
+    const size_t n = u.size();
+    const size_t nt = pc.used.size();
+    Selection out;
+    out.sel.resize(nt);
+    std::vector<size_t> offset(nt + 1, 0);
+    for (size_t t = 0; t < nt; ++t) {
+      offset[t + 1] = offset[t] + pc.used[t].size();
+      if (pc.used[t].size() == 1) {
+        out.sel[t].push_back(kTrue);
+        continue;
+      }
+      z3::expr_vector lits(ctx_);
+      for (int p : pc.used[t]) {
+        Lit l = terms.var(fmt::format("path_t{}_p{}", t, p));
+        out.sel[t].push_back(l);
+        lits.push_back(terms.expr(l));
+      }
+      s.add(z3::mk_or(lits));
+      s.add(z3::atmost(lits, 1));
+    }
+    for (const auto& choice : pc.rejected) {
+      z3::expr_vector cl(ctx_);
+      for (size_t t = 0; t < nt; ++t) {
+        size_t k = static_cast<size_t>(std::find(pc.used[t].begin(), pc.used[t].end(), choice[t]) - pc.used[t].begin());
+        cl.push_back(terms.expr(terms.mkNot(out.sel[t][k])));
+      }
+      s.add(z3::mk_or(cl));
+    }
+    // Which used paths contain each event.
+    std::vector<BitSet> on(n, BitSet(offset[nt]));
+    std::vector<int> owner(n, -1);
+    for (size_t t = 0; t < nt; ++t)
+      for (size_t k = 0; k < pc.used[t].size(); ++k)
+        for (events::EventId e : prog_.paths[t][static_cast<size_t>(pc.used[t][k])].events) {
+          size_t i = static_cast<size_t>(u.indexOf(e));
+          on[i].set(offset[t] + k);
+          owner[i] = static_cast<int>(t);
+        }
+    Frame& f = out.frame;
+    f.exec.assign(n, kTrue);
+    for (size_t i = 0; i < n; ++i) {
+      if (owner[i] < 0) continue;  // init write
+      size_t t = static_cast<size_t>(owner[i]);
+      std::vector<Lit> ls;
+      for (size_t k = 0; k < pc.used[t].size(); ++k)
+        if (on[i].test(offset[t] + k)) ls.push_back(out.sel[t][k]);
+      f.exec[i] = terms.mkOrN(ls);
+    }
+    f.implied = BitMatrix(n);
+    f.cooc = BitMatrix(n);
+    for (size_t k = 0; k < n; ++k)
+      for (size_t i = 0; i < n; ++i) {
+        bool sameOwner = owner[i] >= 0 && owner[i] == owner[k];
+        if (f.exec[k] == kTrue || (sameOwner && on[i].subsetOf(on[k]))) f.implied.set(k, i);
+        if (!sameOwner || on[i].intersects(on[k])) f.cooc.set(k, i);
+      }
+    return out;
+  }
+
+  void solve(const PathChoices& pc) {
+    const events::Skeleton u = events::buildUnionSkeleton(prog_, pc.used);
+    const size_t n = u.size();
+    const size_t nt = pc.used.size();
     TermTable terms(ctx_);
-    SymAlgebra alg(terms, n, fmt::format("s{}_", skIndex));
-    for (const auto& [name, bits] : sk.sets) alg.setSet(name, alg.constSet(bits));
-    for (const auto& [name, bits] : sk.relations) alg.setRel(name, alg.constRel(bits));
     z3::solver s(ctx_, z3::solver::simple());
+    Selection selection = select(u, pc, terms, s);
+    const Frame& frame = selection.frame;
+    auto exec = [&](size_t i) { return frame.exec[i]; };
+    SymAlgebra alg(terms, n, "", frame);
+    for (const auto& [name, bits] : u.sets) alg.setSet(name, alg.constSet(bits));
+    for (const auto& [name, bits] : u.relations) alg.setRel(name, alg.constRel(bits));
 
     // Read values and the value encoder.
     std::map<events::EventId, z3::expr> readVal;
     std::vector<int> reads;
     for (size_t i = 0; i < n; ++i) {
-      const events::Event& e = sk.event(i);
+      const events::Event& e = u.event(i);
       if (e.type != events::EventType::Read) continue;
       reads.push_back(static_cast<int>(i));
-      readVal.emplace(e.id, ctx_.bv_const(fmt::format("s{}_val_e{}", skIndex, e.id).c_str(), 64));
+      readVal.emplace(e.id, ctx_.bv_const(fmt::format("val_e{}", e.id).c_str(), 64));
     }
     ValueEncoder enc(ctx_, prog_.exprs, [&](events::EventId e) -> z3::expr {
       auto it = readVal.find(e);
-      if (it == readVal.end()) throw InternalBug{fmt::format("value uses inactive read e{}", e)};
+      if (it == readVal.end()) throw InternalBug{fmt::format("value uses read e{} of no encoded path", e)};
       return it->second;
     });
     // Value-dependent sets: member i iff value(cond) != 0, the other events never.
-    for (const auto& [name, members] : sk.dynamicSets) {
+    for (const auto& [name, members] : u.dynamicSets) {
       SymSet set = alg.emptySet();
       for (const auto& [i, cond] : members) set.v[static_cast<size_t>(i)] = terms.fromExpr(enc.nonZero(cond));
       alg.setSet(name, std::move(set));
     }
     auto writeValue = [&](int w) {
-      const events::Event& e = sk.event(static_cast<size_t>(w));
+      const events::Event& e = u.event(static_cast<size_t>(w));
       return e.value >= 0 ? enc.encode(e.value) : enc.constant(0);
     };
 
-    // rf: exactly one same-location source per read; the read returns the source's value.
+    // rf: an executed read has exactly one same-location source that executes with it, and returns
+    // its value.
     SymRel rf = alg.emptyRel();
-    std::vector<Lit> decision;  // rf / co / sc variables (execution identity, for counting)
+    std::vector<Lit> decision;  // what identifies an execution (for counting)
+    for (const auto& ls : selection.sel)
+      for (Lit l : ls)
+        if (l != kTrue) decision.push_back(l);
     for (int r : reads) {
-      const events::Event& re = sk.event(static_cast<size_t>(r));
-      const auto& ws = sk.writesByLoc.at(static_cast<size_t>(re.loc));
+      const size_t ri = static_cast<size_t>(r);
+      const events::Event& re = u.event(ri);
+      std::vector<int> ws;
+      for (int w : u.writesByLoc.at(static_cast<size_t>(re.loc)))
+        if (frame.cooc.test(static_cast<size_t>(w), ri)) ws.push_back(w);
       if (ws.empty()) throw InternalBug{fmt::format("read e{} has no write to read from", re.id)};
       const z3::expr& v = readVal.at(re.id);
-      if (ws.size() == 1) {
-        rf.m[static_cast<size_t>(ws[0]) * n + static_cast<size_t>(r)] = kTrue;
-        s.add(v == writeValue(ws[0]));
+      if (ws.size() == 1 && exec(static_cast<size_t>(ws[0])) == kTrue) {
+        rf.m[static_cast<size_t>(ws[0]) * n + ri] = kTrue;
+        s.add(z3::implies(terms.expr(exec(ri)), v == writeValue(ws[0])));
         continue;
       }
       z3::expr_vector lits(ctx_);
       for (int w : ws) {
-        Lit l = terms.var(fmt::format("s{}_rf_e{}_e{}", skIndex, sk.event(static_cast<size_t>(w)).id, re.id));
-        rf.m[static_cast<size_t>(w) * n + static_cast<size_t>(r)] = l;
+        const size_t wi = static_cast<size_t>(w);
+        Lit l = terms.var(fmt::format("rf_e{}_e{}", u.event(wi).id, re.id));
+        rf.m[wi * n + ri] = l;
         decision.push_back(l);
         lits.push_back(terms.expr(l));
+        s.add(z3::implies(terms.expr(l), terms.expr(terms.mkAnd(exec(wi), exec(ri)))));
         s.add(z3::implies(terms.expr(l), v == writeValue(w)));
       }
-      s.add(z3::mk_or(lits));
+      s.add(z3::implies(terms.expr(exec(ri)), z3::mk_or(lits)));
       s.add(z3::atmost(lits, 1));
     }
 
-    // A strict total order over `items` (first: an element ordered before all, or -1).
+    // A strict total order over `items` (first: an element ordered before all, or -1); as a relation it
+    // is read given that both ends execute, so the order of events that do not is irrelevant.
     auto totalOrder = [&](SymRel& rel, const std::vector<int>& items, int first, const char* what) {
       for (int w : items)
         if (first >= 0) rel.m[static_cast<size_t>(first) * n + static_cast<size_t>(w)] = kTrue;
       for (size_t a = 0; a < items.size(); ++a)
         for (size_t b = a + 1; b < items.size(); ++b) {
           size_t ia = static_cast<size_t>(items[a]), ib = static_cast<size_t>(items[b]);
-          Lit l = terms.var(fmt::format("s{}_{}_e{}_e{}", skIndex, what, sk.events[ia], sk.events[ib]));
-          decision.push_back(l);
+          if (!frame.cooc.test(ia, ib)) continue;
+          Lit l = terms.var(fmt::format("{}_e{}_e{}", what, u.events[ia], u.events[ib]));
+          decision.push_back(terms.mkAnd(l, terms.mkAnd(exec(ia), exec(ib))));
           rel.m[ia * n + ib] = l;
           rel.m[ib * n + ia] = terms.mkNot(l);
         }
@@ -201,27 +330,37 @@ class SmtRunner {
             Lit ab = rel.m[static_cast<size_t>(a) * n + static_cast<size_t>(b)];
             Lit bc = rel.m[static_cast<size_t>(b) * n + static_cast<size_t>(c)];
             Lit ac = rel.m[static_cast<size_t>(a) * n + static_cast<size_t>(c)];
-            s.add(z3::implies(terms.expr(ab) && terms.expr(bc), terms.expr(ac)));
+            // Pairs that never execute together have no order: no constraint through them.
+            if (ab == kFalse || bc == kFalse || !frame.cooc.test(static_cast<size_t>(a), static_cast<size_t>(c)))
+              continue;
+            s.add(z3::implies(terms.expr(terms.mkAnd(ab, bc)),
+                              terms.expr(terms.mkImplies(
+                                  terms.mkAnd(exec(static_cast<size_t>(a)),
+                                              terms.mkAnd(exec(static_cast<size_t>(b)), exec(static_cast<size_t>(c)))),
+                                  ac))));
           }
     };
     SymRel co = alg.emptyRel();
     SymSet fw = alg.emptySet();
-    for (const auto& ws : sk.writesByLoc) {
+    for (const auto& ws : u.writesByLoc) {
       if (ws.empty()) continue;
-      int init = sk.event(static_cast<size_t>(ws[0])).isInit ? ws[0] : -1;
+      int init = u.event(static_cast<size_t>(ws[0])).isInit ? ws[0] : -1;
       std::vector<int> rest(ws.begin() + (init >= 0 ? 1 : 0), ws.end());
       totalOrder(co, rest, init, "co");
       for (int w : ws) {
         std::vector<Lit> notBefore;
         for (int w2 : ws)
-          if (w2 != w) notBefore.push_back(terms.mkNot(co.m[static_cast<size_t>(w) * n + static_cast<size_t>(w2)]));
+          if (w2 != w)
+            notBefore.push_back(
+                terms.mkImplies(exec(static_cast<size_t>(w2)),
+                                terms.mkNot(co.m[static_cast<size_t>(w) * n + static_cast<size_t>(w2)])));
         fw.v[static_cast<size_t>(w)] = terms.mkAndN(notBefore);
       }
     }
     SymRel sc = alg.emptyRel();
-    if (useSc_ && sk.sets.count("F_SC")) {
+    if (useSc_ && u.sets.count("F_SC")) {
       std::vector<int> fs;
-      sk.set("F_SC").forEach([&](size_t i) { fs.push_back(static_cast<int>(i)); });
+      u.set("F_SC").forEach([&](size_t i) { fs.push_back(static_cast<int>(i)); });
       totalOrder(sc, fs, -1, "sc");
     }
     alg.setRel("rf", rf);
@@ -230,15 +369,27 @@ class SmtRunner {
     alg.setRel("sc", sc);
     alg.setSet("FW", fw);
 
-    // Program constraints: guards, blocked waits.
-    for (events::ExprId g : sk.guards) s.add(enc.nonZero(g));
-    for (int r : sk.readsFinal) {
-      if (r < 0) continue;
-      for (int w : sk.writesByLoc.at(static_cast<size_t>(sk.event(static_cast<size_t>(r)).loc))) {
-        Lit l = rf.m[static_cast<size_t>(w) * n + static_cast<size_t>(r)];
-        s.add(z3::implies(terms.expr(l), terms.expr(fw.v[static_cast<size_t>(w)])));
+    // Program constraints of each path: guards, blocked waits; UB conditions, cut and blocked paths.
+    std::map<std::string, std::vector<Lit>> flagParts;
+    std::vector<Lit> cutPaths, blockedPaths;
+    for (size_t t = 0; t < nt; ++t)
+      for (size_t k = 0; k < pc.used[t].size(); ++k) {
+        const events::Path& p = prog_.paths[t][static_cast<size_t>(pc.used[t][k])];
+        const Lit sel = selection.sel[t][k];
+        const z3::expr selE = terms.expr(sel);
+        for (events::ExprId g : p.guards) s.add(z3::implies(selE, enc.nonZero(g)));
+        for (events::EventId re : p.readsFinal) {
+          size_t r = static_cast<size_t>(u.indexOf(re));
+          for (int w : u.writesByLoc.at(static_cast<size_t>(u.event(r).loc))) {
+            Lit l = rf.m[static_cast<size_t>(w) * n + r];
+            if (l != kFalse) s.add(z3::implies(selE && terms.expr(l), terms.expr(fw.v[static_cast<size_t>(w)])));
+          }
+        }
+        for (const auto& [e, why] : p.undefinedIf)
+          flagParts["undefined"].push_back(terms.mkAnd(sel, terms.fromExpr(enc.nonZero(e))));
+        if (p.end == events::PathEnd::Cut) cutPaths.push_back(sel);
+        if (p.end == events::PathEnd::Blocked) blockedPaths.push_back(sel);
       }
-    }
 
     // The model: plain checks as tracked assertions, flags recorded.
     cat::ModelResult<SymAlgebra> mr = interp_.run(alg);
@@ -247,19 +398,18 @@ class SmtRunner {
                                     mr.outcomes.size())};
     const auto& outcome = mr.outcomes.front();
     if (outcome.cut) {
-      // A plain check is false for every execution of this skeleton.
+      // A plain check is false for every execution.
       if (!outcome.checks.empty()) core_.insert(outcome.checks.back().info->name);
       return;
     }
     std::map<std::string, z3::expr> axioms;
-    std::map<std::string, std::vector<Lit>> flagParts;
     for (const auto& c : outcome.checks) {
       const std::string& name = c.info->name;
       switch (c.info->kind) {
         case cat::CheckKind::Check: {
           auto it = axioms.find(name);
           if (it == axioms.end())
-            it = axioms.emplace(name, ctx_.bool_const(fmt::format("s{}_ax_{}", skIndex, sanitize(name)).c_str())).first;
+            it = axioms.emplace(name, ctx_.bool_const(fmt::format("ax_{}", sanitize(name)).c_str())).first;
           s.add(z3::implies(it->second, terms.expr(c.value.lit)));
           break;
         }
@@ -268,11 +418,10 @@ class SmtRunner {
         case cat::CheckKind::Undefined: flagParts["undefined"].push_back(terms.mkNot(c.value.lit)); break;
       }
     }
-    for (const auto& [e, why] : sk.undefinedIf) flagParts["undefined"].push_back(terms.fromExpr(enc.nonZero(e)));
     std::map<std::string, Lit> flags;
     for (const auto& [name, parts] : flagParts) flags[name] = terms.mkOrN(parts);
-    if (sk.cut) flags["cut"] = kTrue;
-    if (sk.blocked) flags["deadlock"] = kTrue;
+    if (!cutPaths.empty()) flags["cut"] = terms.mkOrN(cutPaths);
+    if (!blockedPaths.empty()) flags["deadlock"] = terms.mkOrN(blockedPaths);
     z3::expr_vector assumptions(ctx_);
     std::map<unsigned, std::string> axiomOf;
     for (const auto& [name, lit] : axioms) {
@@ -280,24 +429,32 @@ class SmtRunner {
       axiomOf[lit.id()] = name;
     }
 
-    // Final-state terms.
+    // Final-state terms: a register's value at the end of the chosen path of its thread.
     std::vector<z3::expr> termExprs;
     for (const auto& t : spec_.terms) {
       if (t.isReg) {
-        const auto& regs = sk.finalRegs.at(static_cast<size_t>(t.thread));
-        auto it = regs.find(t.reg);
-        termExprs.push_back(it != regs.end()
-                                ? enc.encode(it->second)
-                                : enc.constant(enumeration::initialRegister(*prog_.test, t.thread, t.reg)));
+        const size_t th = static_cast<size_t>(t.thread);
+        z3::expr initial = enc.constant(enumeration::initialRegister(*prog_.test, t.thread, t.reg));
+        auto valueOn = [&](size_t k) {
+          const auto& regs = prog_.paths[th][static_cast<size_t>(pc.used[th][k])].finalRegs;
+          auto it = regs.find(t.reg);
+          return it != regs.end() ? enc.encode(it->second) : initial;
+        };
+        z3::expr v = valueOn(pc.used[th].size() - 1);
+        for (size_t k = pc.used[th].size() - 1; k-- > 0;) v = z3::ite(terms.expr(selection.sel[th][k]), valueOn(k), v);
+        termExprs.push_back(v);
       } else {
-        z3::expr fin = ctx_.bv_const(fmt::format("s{}_final_{}", skIndex, sanitize(t.name)).c_str(), 64);
-        for (int w : sk.writesByLoc.at(static_cast<size_t>(t.loc)))
-          s.add(z3::implies(terms.expr(fw.v[static_cast<size_t>(w)]), fin == writeValue(w)));
+        z3::expr fin = ctx_.bv_const(fmt::format("final_{}", sanitize(t.name)).c_str(), 64);
+        for (int w : u.writesByLoc.at(static_cast<size_t>(t.loc)))
+          s.add(z3::implies(terms.expr(terms.mkAnd(exec(static_cast<size_t>(w)), fw.v[static_cast<size_t>(w)])),
+                            fin == writeValue(w)));
         termExprs.push_back(fin);
       }
     }
 
-    // All states: block each found state until unsat.
+    // All states: block each found state until unsat. The blocking clauses live under an activation
+    // literal rather than a push/pop scope: popping makes Z3 undo, and the next query redo, the
+    // internalisation of the whole encoding.
     struct Found {
       std::vector<int64_t> vals;
       std::string key;
@@ -305,9 +462,10 @@ class SmtRunner {
     std::vector<Found> found;
     enumeration::Evaluator ev(prog_.exprs);
     std::optional<std::set<std::string>> noExecutionCore;
-    s.push();
+    z3::expr blockAct = ctx_.bool_const("block_states");
+    const z3::expr_vector stateAssumptions = plus(assumptions, blockAct);
     for (;;) {
-      if (check(s, assumptions) != z3::sat) {
+      if (check(s, stateAssumptions) != z3::sat) {
         if (found.empty()) {
           // No allowed execution at all: the core of this query already explains the outcome.
           noExecutionCore.emplace();
@@ -326,33 +484,34 @@ class SmtRunner {
         diff.push_back(te != v);
       }
       std::string key = spec_.key(vals);
-      recordState(sk, terms, m, rf, co, sc, readVal, vals, key, ev);
+      recordState(u, pc, selection, terms, m, rf, co, sc, readVal, vals, key, ev);
       found.push_back({vals, key});
       if (states_.size() > opts_.maxStates)
         throw GiveUp{fmt::format("more than {} distinct final states", opts_.maxStates)};
-      s.add(z3::mk_or(diff));
+      s.add(z3::implies(blockAct, z3::mk_or(diff)));
     }
-    s.pop();
+    s.add(!blockAct);
 
     // Flags: for each flag, the states reachable by an allowed execution raising it (states already
     // known to raise it from their witness are blocked from the start).
     for (const auto& [name, l] : flags) {
-      if (l == kFalse) continue;
+      if (l == kFalse || found.empty()) continue;
       if (l == kTrue) {
         for (const auto& f : found) states_.at(f.key).flags.insert(name);
         continue;
       }
-      s.push();
-      s.add(terms.expr(l));
+      z3::expr flagAct = ctx_.bool_const(fmt::format("flag_{}", sanitize(name)).c_str());
+      s.add(z3::implies(flagAct, terms.expr(l)));
+      const z3::expr_vector flagAssumptions = plus(assumptions, flagAct);
       auto block = [&](const std::vector<int64_t>& vals) {
         z3::expr_vector diff(ctx_);
         for (size_t i = 0; i < termExprs.size(); ++i)
           diff.push_back(termExprs[i] != ctx_.bv_val(static_cast<uint64_t>(vals[i]), 64));
-        s.add(z3::mk_or(diff));
+        s.add(z3::implies(flagAct, z3::mk_or(diff)));
       };
       for (const auto& f : found)
         if (states_.at(f.key).flags.count(name)) block(f.vals);
-      while (check(s, assumptions) == z3::sat) {
+      while (check(s, flagAssumptions) == z3::sat) {
         z3::model m = s.get_model();
         std::vector<int64_t> vals;
         for (const auto& te : termExprs) vals.push_back(static_cast<int64_t>(m.eval(te, true).get_numeral_uint64()));
@@ -363,7 +522,7 @@ class SmtRunner {
         it->second.flags.insert(name);
         block(vals);
       }
-      s.pop();
+      s.add(!flagAct);
     }
     // Execution counts.
     for (size_t k = 0; k < found.size(); ++k) {
@@ -372,7 +531,7 @@ class SmtRunner {
         st.executions += 1;
         continue;
       }
-      z3::expr stLit = ctx_.bool_const(fmt::format("s{}_state_{}", skIndex, k).c_str());
+      z3::expr stLit = ctx_.bool_const(fmt::format("state_{}", k).c_str());
       z3::expr_vector eqs(ctx_);
       for (size_t i = 0; i < termExprs.size(); ++i)
         eqs.push_back(termExprs[i] == ctx_.bv_val(static_cast<uint64_t>(found[k].vals[i]), 64));
@@ -380,19 +539,17 @@ class SmtRunner {
       st.executions += countExecutions(s, assumptions, stLit, terms, decision);
     }
 
-    // Which axioms forbid the outcome of interest, if this skeleton cannot reach it.
+    // Which axioms forbid the outcome of interest, if no execution reaches it.
     bool reachable = false;
     for (const auto& f : found) reachable = reachable || targetHolds(f.vals);
     if (noExecutionCore) {
       core_.insert(noExecutionCore->begin(), noExecutionCore->end());
     } else if (!reachable && opts_.explain) {
-      z3::expr tl = ctx_.bool_const(fmt::format("s{}_outcome", skIndex).c_str());
+      z3::expr tl = ctx_.bool_const("outcome");
       z3::expr target = propExpr(spec_.prop, termExprs);
       if (prog_.test->condition.quant == litmus::Condition::Quant::Forall) target = !target;
       s.add(z3::implies(tl, target));
-      z3::expr_vector as = assumptions;
-      as.push_back(tl);
-      if (check(s, as) == z3::unsat) {
+      if (check(s, plus(assumptions, tl)) == z3::unsat) {
         z3::expr_vector core = s.unsat_core();
         for (unsigned i = 0; i < core.size(); ++i) {
           auto it = axiomOf.find(core[i].id());
@@ -405,9 +562,9 @@ class SmtRunner {
   uint64_t countExecutions(z3::solver& s, const z3::expr_vector& assumptions, const z3::expr& stLit, TermTable& terms,
                            const std::vector<Lit>& decision) {
     uint64_t count = 0;
-    s.push();
-    s.add(stLit);
-    while (check(s, assumptions) == z3::sat) {
+    z3::expr countAct = ctx_.bool_const(fmt::format("count_{}", stLit.to_string()).c_str());
+    const z3::expr_vector as = plus(plus(assumptions, stLit), countAct);
+    while (check(s, as) == z3::sat) {
       ++count;
       z3::model m = s.get_model();
       z3::expr_vector diff(ctx_);
@@ -416,32 +573,47 @@ class SmtRunner {
         diff.push_back(m.eval(e, true).is_true() ? !e : e);
       }
       if (diff.empty()) break;
-      s.add(z3::mk_or(diff));
+      s.add(z3::implies(countAct, z3::mk_or(diff)));
     }
-    s.pop();
+    s.add(!countAct);
     return count;
   }
 
-  // Records a state found in a model: witness, and a concrete re-check of the execution.
-  void recordState(const events::Skeleton& sk, TermTable& terms, const z3::model& m, const SymRel& rf, const SymRel& co,
-                   const SymRel& sc, const std::map<events::EventId, z3::expr>& readVal,
-                   const std::vector<int64_t>& vals, const std::string& key, enumeration::Evaluator& ev) {
-    size_t n = sk.size();
+  // Records a state found in a model: the chosen paths' skeleton, the witness, and a concrete re-check
+  // of the execution.
+  void recordState(const events::Skeleton& u, const PathChoices& pc, const Selection& selection, TermTable& terms,
+                   const z3::model& m, const SymRel& rf, const SymRel& co, const SymRel& sc,
+                   const std::map<events::EventId, z3::expr>& readVal, const std::vector<int64_t>& vals,
+                   const std::string& key, enumeration::Evaluator& ev) {
     auto isTrue = [&](Lit l) {
       if (l == kTrue) return true;
       if (l == kFalse) return false;
       return m.eval(terms.expr(l), true).is_true();
     };
+    std::vector<int> choice(pc.used.size(), -1);
+    for (size_t t = 0; t < pc.used.size(); ++t)
+      for (size_t k = 0; k < pc.used[t].size(); ++k)
+        if (isTrue(selection.sel[t][k])) choice[t] = pc.used[t][k];
+    for (int c : choice)
+      if (c < 0) throw InternalBug{fmt::format("smt execution reaching state '{}' selects no path", key)};
+    const events::Skeleton sk = events::buildSkeleton(prog_, choice);
+    const size_t n = sk.size(), un = u.size();
+    std::vector<size_t> ui(n);
+    for (size_t i = 0; i < n; ++i) ui[i] = static_cast<size_t>(u.indexOf(sk.events[i]));
     enumeration::Dynamic d{BitMatrix(n), BitMatrix(n), BitMatrix(n)};
     for (size_t i = 0; i < n; ++i)
       for (size_t j = 0; j < n; ++j) {
-        if (isTrue(rf.m[i * n + j])) d.rf.set(i, j);
-        if (isTrue(co.m[i * n + j])) d.co.set(i, j);
-        if (isTrue(sc.m[i * n + j])) d.sc.set(i, j);
+        const size_t k = ui[i] * un + ui[j];
+        if (isTrue(rf.m[k])) d.rf.set(i, j);
+        if (isTrue(co.m[k])) d.co.set(i, j);
+        if (isTrue(sc.m[k])) d.sc.set(i, j);
       }
     std::vector<int64_t> reads(prog_.events.size(), 0);
-    for (const auto& [e, v] : readVal)
-      reads[static_cast<size_t>(e)] = static_cast<int64_t>(m.eval(v, true).get_numeral_uint64());
+    for (size_t i = 0; i < n; ++i) {
+      const events::Event& e = sk.event(i);
+      if (e.type == events::EventType::Read)
+        reads[static_cast<size_t>(e.id)] = static_cast<int64_t>(m.eval(readVal.at(e.id), true).get_numeral_uint64());
+    }
     ev.reset();
     // Self-check: the execution must be allowed by the concrete evaluation of the model.
     cat::BitAlgebra alg(n);
@@ -457,6 +629,9 @@ class SmtRunner {
     if (!allowed)
       throw InternalBug{
           fmt::format("smt execution reaching state '{}' is not allowed by the concrete model evaluation", key)};
+    for (events::ExprId g : sk.guards)
+      if (ev.eval(g, reads) == 0)
+        throw InternalBug{fmt::format("smt execution reaching state '{}' violates a path guard", key)};
     auto [it, fresh] = states_.try_emplace(key);
     check::StateResult& st = it->second;
     if (fresh) {
@@ -468,9 +643,13 @@ class SmtRunner {
     if (cat::isUndefined(*allowed)) st.flags.insert("undefined");
     for (const auto& [e, why] : sk.undefinedIf)
       if (ev.eval(e, reads) != 0) st.flags.insert("undefined");
+    if (sk.cut) st.flags.insert("cut");
+    if (sk.blocked) st.flags.insert("deadlock");
     if (opts_.witnesses && !st.witness)
       st.witness = enumeration::makeWitness(sk, d, reads, ev, enumeration::shownRelations(*allowed));
   }
+
+  static constexpr size_t kMaxPathChoices = size_t{1} << 20;
 
   z3::context& ctx_;
   const events::EventProgram& prog_;
@@ -480,7 +659,6 @@ class SmtRunner {
   cat::Interpreter<cat::BitAlgebra> concrete_;
   bool useSc_ = false;
   std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
-  int skeletons_ = 0;
   uint64_t solverCalls_ = 0;
   std::map<std::string, check::StateResult> states_;
   std::set<std::string> core_;

@@ -1,8 +1,9 @@
-// The Z3 engine: per path choice, rf / co / sc as Boolean variables, values as 64-bit bit-vectors,
-// the cat model evaluated once with the symbolic algebra (SymAlgebra), every named axiom a tracked
-// assertion. All reachable final states are found by incremental solving with blocking clauses over
-// the final-state terms; flags are decided per state; unsat cores name the axioms that forbid the
-// condition's outcome.
+// The Z3 engine: one encoding per test covering every path choice at once (a selector variable per
+// path of each thread; the events of the unselected paths do not execute), rf / co / sc as Boolean
+// variables, values as 64-bit bit-vectors, the cat model evaluated once with the symbolic algebra
+// (SymAlgebra with a Frame), every named axiom a tracked assertion. All reachable final states are
+// found by incremental solving with blocking clauses over the final-state terms; flags are decided per
+// state; unsat cores name the axioms that forbid the condition's outcome.
 #pragma once
 
 #include <z3++.h>

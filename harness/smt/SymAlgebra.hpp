@@ -1,10 +1,11 @@
 // The symbolic cat algebra of the smt engine: event sets are vectors and relations n×n matrices of
 // Boolean entries, each entry a tri-state literal (constant false / constant true / a z3 term), so
 // that the encoding only contains what can vary between executions of one skeleton. Terms are
-// hash-consed in a TermTable; and/or/not simplify constants away. Closures use iterated squaring
-// over the statically possible part of the relation; `acyclic` introduces integer clock variables
-// (r(i,j) → c_i < c_j) restricted to the non-trivial strongly connected components of the
-// relation's possible edges.
+// hash-consed in a TermTable; and/or/not simplify constants away. Closures are computed Warshall-style
+// over the possible entries (one conjunction and one disjunction per (i, k, j) step); `acyclic`
+// introduces integer clock variables (r(i,j) → c_i < c_j) restricted to the non-trivial strongly
+// connected components of the relation's possible edges. With a Frame, one algebra covers several
+// path choices at once (sets and relations are read given that their events execute).
 #pragma once
 
 #include <z3++.h>
@@ -84,6 +85,20 @@ struct SymBool {
   int acyclicOf = -1;  ///< index of r in the algebra's acyclic store, or -1
 };
 
+/// Which events execute, for an encoding of several path choices at once (one per real thread, chosen
+/// by selector variables). Every set and relation of a SymAlgebra with a frame is read *given that its
+/// events execute*: entry i of a set is "i ∈ S, if i executes", entry (i, j) of a relation "(i, j) ∈ r, if
+/// i and j execute". Static built-ins therefore stay constants; the algebra adds `exec` literals where a
+/// value depends on other events (the middle event of `;`, the other end in domain/range) and in the checks.
+struct Frame {
+  std::vector<Lit> exec;  ///< per event: when it executes (kTrue: in every execution)
+  /// implied(k, i): whenever event i executes, event k does (k on every path through i, or always executed);
+  /// implied(i, i) holds.
+  BitMatrix implied;
+  /// cooc(i, j): i and j may execute together. Entries outside it are never read, and kept kFalse.
+  BitMatrix cooc;
+};
+
 /// Symbolic algebra over n events (see cat/Algebra.hpp for the meaning of each member).
 class SymAlgebra {
  public:
@@ -91,8 +106,9 @@ class SymAlgebra {
   using Rel = SymRel;    ///< a relation
   using Bool = SymBool;  ///< a check value
 
-  /// An algebra over n events building terms in `terms`; `prefix` names clock variables.
-  SymAlgebra(TermTable& terms, size_t n, std::string prefix = "");
+  /// An algebra over n events building terms in `terms`; `prefix` names clock variables. Without a
+  /// frame every event executes.
+  SymAlgebra(TermTable& terms, size_t n, std::string prefix = "", std::optional<Frame> frame = std::nullopt);
 
   /// Binds (or rebinds) a built-in set.
   void setSet(std::string name, SymSet s);
@@ -100,7 +116,7 @@ class SymAlgebra {
   void setRel(std::string name, SymRel r);
   /// A constant set from bits.
   [[nodiscard]] SymSet constSet(const BitSet& s) const;
-  /// A constant relation from bits.
+  /// A constant relation from bits (pairs that never execute together left out).
   [[nodiscard]] SymRel constRel(const BitMatrix& r) const;
   /// The term table.
   TermTable& terms() { return t_; }
@@ -116,7 +132,7 @@ class SymAlgebra {
   /// 0.
   Rel emptyRel() const { return {std::vector<Lit>(n_ * n_, kFalse)}; }
   /// All pairs.
-  Rel fullRel() const { return {std::vector<Lit>(n_ * n_, kTrue)}; }
+  Rel fullRel() const { return masked({std::vector<Lit>(n_ * n_, kTrue)}); }
   /// id.
   Rel identity() const;
   /// a | b.
@@ -143,7 +159,7 @@ class SymAlgebra {
   Rel diag(const Set& a);
   /// r^-1.
   Rel inverse(const Rel& a);
-  /// r+ (iterated squaring over the statically possible part).
+  /// r+ (Warshall over the possible entries).
   Rel plus(const Rel& a);
   /// r*.
   Rel star(const Rel& a);
@@ -178,7 +194,19 @@ class SymAlgebra {
 
  private:
   BitMatrix mayMatrix(const Rel& a) const;
+  // exec(k), unless k's execution follows from that of i or j (then kTrue).
+  Lit execUnless(size_t k, size_t i, size_t j) const {
+    if (!frame_ || frame_->implied.test(k, i) || frame_->implied.test(k, j)) return kTrue;
+    return frame_->exec[k];
+  }
+  // exec(i) (kTrue without a frame).
+  Lit exec(size_t i) const { return frame_ ? frame_->exec[i] : kTrue; }
+  // Whether i and j may execute together.
+  bool cooc(size_t i, size_t j) const { return !frame_ || frame_->cooc.test(i, j); }
+  // r with the entries of pairs that never execute together set to kFalse.
+  Rel masked(Rel r) const;
   size_t n_;
+  std::optional<Frame> frame_;
   TermTable& t_;
   std::string prefix_;
   int clocks_ = 0;

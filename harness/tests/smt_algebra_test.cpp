@@ -108,6 +108,78 @@ TEST_CASE("SymAlgebra agrees with BitAlgebra on random relations", "[smt][algebr
   }
 }
 
+TEST_CASE("SymAlgebra with a frame agrees with BitAlgebra on the executed events", "[smt][algebra][frame]") {
+  // Events execute always, or under selector a, ¬a or b; events under a and ¬a never execute together.
+  // Every result, read on the executed events, must be the concrete result on the relations restricted
+  // to them (the middle event of `;`, the far end of domain/range and every event of a check execute).
+  std::mt19937 rng(4242);
+  for (int round = 0; round < 60; ++round) {
+    z3::context ctx;
+    smt::TermTable terms(ctx);
+    const size_t n = 3 + round % 6;
+    std::vector<Lit> vars;
+    z3::expr_vector src(ctx), dst(ctx);
+    std::vector<bool> assign;
+    for (int k = 0; k < 7; ++k) {  // v0..v4 relation entries, v5 = a, v6 = b
+      vars.push_back(terms.var("v" + std::to_string(k)));
+      assign.push_back(rng() % 2 == 0);
+      src.push_back(terms.expr(vars.back()));
+      dst.push_back(ctx.bool_val(assign.back()));
+    }
+    const Lit sa = vars[5], sb = vars[6];
+    const std::vector<Lit> choices = {smt::kTrue, sa, terms.mkNot(sa), sb};
+    smt::Frame f;
+    for (size_t i = 0; i < n; ++i) f.exec.push_back(choices[rng() % choices.size()]);
+    f.implied = BitMatrix(n);
+    f.cooc = BitMatrix(n);
+    for (size_t k = 0; k < n; ++k)
+      for (size_t i = 0; i < n; ++i) {
+        if (f.exec[k] == smt::kTrue || f.exec[k] == f.exec[i]) f.implied.set(k, i);
+        if (f.exec[i] != terms.mkNot(f.exec[k])) f.cooc.set(k, i);
+      }
+    BitSet executed(n);
+    for (size_t i = 0; i < n; ++i)
+      if (evalLit(terms, f.exec[i], src, dst)) executed.set(i);
+    smt::SymAlgebra a(terms, n, "f_", f);
+    cat::BitAlgebra b(n);
+    BitMatrix onExecuted = b.cross(executed, executed);
+    std::vector<Lit> relVars(vars.begin(), vars.begin() + 5);
+    std::vector<bool> relAssign(assign.begin(), assign.begin() + 5);
+    auto frameRel = [&](int density) {
+      RandomRel r = randomRel(a, rng, relVars, relAssign, density);
+      for (size_t i = 0; i < n; ++i)
+        for (size_t j = 0; j < n; ++j)
+          if (!f.cooc.test(i, j)) r.sym.m[i * n + j] = smt::kFalse;
+      r.bits &= onExecuted;
+      return r;
+    };
+    int density = 20 + (round * 7) % 40;
+    RandomRel r = frameRel(density);
+    RandomRel s = frameRel(density);
+    auto onE = [&](const smt::SymRel& sym) { return evalRel(terms, sym, n, src, dst) & onExecuted; };
+    INFO("round " << round);
+    CHECK(onE(a.seq(r.sym, s.sym)) == b.seq(r.bits, s.bits));
+    CHECK(onE(a.plus(r.sym)) == b.plus(r.bits));
+    CHECK(onE(a.star(r.sym)) == (b.star(r.bits) & onExecuted));
+    CHECK(onE(a.relComplement(r.sym)) == (b.relComplement(r.bits) & onExecuted));
+    CHECK(onE(a.cross(a.domain(r.sym), a.range(s.sym))) == (b.cross(b.domain(r.bits), b.range(s.bits)) & onExecuted));
+    CHECK(evalLit(terms, a.irreflexive(r.sym).lit, src, dst) == b.irreflexive(r.bits));
+    CHECK(evalLit(terms, a.isEmptyRel(r.sym).lit, src, dst) == b.isEmptyRel(r.bits));
+    CHECK(evalLit(terms, a.isEmptySet(a.domain(r.sym)).lit, src, dst) == b.isEmptySet(b.domain(r.bits)));
+    bool expected = r.bits.acyclic();
+    smt::SymBool ac = a.acyclic(r.sym);
+    smt::SymBool nac = a.notB(ac);
+    for (int polarity = 0; polarity < 2; ++polarity) {
+      z3::solver sol(ctx);
+      for (unsigned k = 0; k < src.size(); ++k) sol.add(src[k] == dst[k]);
+      sol.add(terms.expr(polarity == 0 ? ac.lit : nac.lit));
+      z3::check_result res = sol.check();
+      REQUIRE(res != z3::unknown);
+      CHECK((res == z3::sat) == (polarity == 0 ? expected : !expected));
+    }
+  }
+}
+
 TEST_CASE("static simplification keeps constant relations constant", "[smt][algebra]") {
   z3::context ctx;
   smt::TermTable terms(ctx);
