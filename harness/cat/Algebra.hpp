@@ -119,6 +119,22 @@ concept HasKnownBool = requires(A& a, const typename A::Bool& b) {
   { a.knownBool(b) } -> std::same_as<std::optional<bool>>;
 };
 
+/// Whether A tells when an equality of two sets / relations is decided (optional members
+/// `std::optional<bool> decidedSameSet(a, b)` / `decidedSameRel(a, b)`: nullopt when the values may still
+/// change). With them, an `if e1 = e2` on undecided values is an evaluation error rather than a guess.
+template <class A>
+concept HasDecidedEquality = requires(A& a, const typename A::Set& s, const typename A::Rel& r) {
+  { a.decidedSameSet(s, s) } -> std::same_as<std::optional<bool>>;
+  { a.decidedSameRel(r, r) } -> std::same_as<std::optional<bool>>;
+};
+
+/// Whether A can tell that a failed check stays failed whatever is added to the execution (optional member
+/// `bool failsForGood(const Bool&)`, for partial executions): RunOptions::stopAtFailedCheck then cuts there.
+template <class A>
+concept HasFinalFailure = requires(A& a, const typename A::Bool& b) {
+  { a.failsForGood(b) } -> std::convertible_to<bool>;
+};
+
 /// Whether A gives access to individual events and pairs (optional element members).
 template <class A>
 concept HasElements = requires(A& a, const typename A::Set& s, const typename A::Rel& r, size_t e) {

@@ -81,8 +81,10 @@ struct ModelResult {
 
 /// Options of one run.
 struct RunOptions {
-  bool stopAtFailedCheck = true;  ///< cut an outcome at its first known-false plain check
+  bool stopAtFailedCheck = true;  ///< cut an outcome at its first known-false plain check (or, with an
+                                  ///< algebra that has failsForGood, one that fails for good)
   bool collectShows = false;      ///< evaluate `show` instructions into Outcome::shows
+  bool plainChecksOnly = false;   ///< skip flags and undefined_unless (their definitions are not evaluated)
 };
 
 /// Whether an outcome of a concrete run is allowed (every plain check holds).
@@ -812,7 +814,22 @@ class Interpreter {
       case Cond::Kind::Not: return !evalCond(*c.sub[0], f, cx);
       case Cond::Kind::And: return evalCond(*c.sub[0], f, cx) && evalCond(*c.sub[1], f, cx);
       case Cond::Kind::Or: return evalCond(*c.sub[0], f, cx) || evalCond(*c.sub[1], f, cx);
-      case Cond::Kind::Eq: return valueEqual(eval(*c.lhs, f, cx), eval(*c.rhs, f, cx), cx, c.loc);
+      case Cond::Kind::Eq: {
+        V x = eval(*c.lhs, f, cx), y = eval(*c.rhs, f, cx);
+        if constexpr (HasDecidedEquality<A>) {
+          // An algebra whose values may still change (partial executions) decides the condition only
+          // when the comparison cannot change.
+          std::optional<bool> known = true;
+          auto setOrEmpty = [](const V& v) { return v.k == VK::Set || v.k == VK::Empty; };
+          auto relOrEmpty = [](const V& v) { return v.k == VK::Rel || v.k == VK::Empty; };
+          if ((x.k == VK::Set && setOrEmpty(y)) || (y.k == VK::Set && setOrEmpty(x)))
+            known = cx.alg.decidedSameSet(*asSet(x, c.loc, cx, "="), *asSet(y, c.loc, cx, "="));
+          else if ((x.k == VK::Rel && relOrEmpty(y)) || (y.k == VK::Rel && relOrEmpty(x)))
+            known = cx.alg.decidedSameRel(*asRel(x, c.loc, cx, "="), *asRel(y, c.loc, cx, "="));
+          if (!known) fail(c.loc, "condition depends on the execution: not supported by this (partial) algebra");
+        }
+        return valueEqual(x, y, cx, c.loc);
+      }
       case Cond::Kind::Subset: {
         V x = eval(*c.lhs, f, cx), y = eval(*c.rhs, f, cx);
         if (x.k == VK::Empty) return true;
@@ -923,6 +940,7 @@ class Interpreter {
       case IOp::LetRec: bindLetRec(in.binds, f, cx); return true;
       case IOp::Check: {
         const CheckInfo& info = cm_->checks[static_cast<size_t>(in.check)];
+        if (cx.ro.plainChecksOnly && (info.kind == CheckKind::Flag || info.kind == CheckKind::Undefined)) return true;
         V v = eval(*in.expr, f, cx);
         Bool b = testValue(info, v, in.expr->loc, cx);
         if (info.negated) b = cx.alg.notB(b);
@@ -933,7 +951,9 @@ class Interpreter {
           }
           if (info.kind == CheckKind::Check && cx.ro.stopAtFailedCheck) {
             auto k = cx.alg.knownBool(b);
-            if (k && !*k) {
+            bool failed = k && !*k;
+            if constexpr (HasFinalFailure<A>) failed = failed || cx.alg.failsForGood(b);
+            if (failed) {
               out.checks.push_back(CheckResult<A>{&info, std::move(b)});
               out.cut = true;
               return false;

@@ -10,6 +10,7 @@
 
 #include "cat/BitAlgebra.hpp"
 #include "cat/Interpreter.hpp"
+#include "cat/MonotoneAlgebra.hpp"
 #include "enum/Concrete.hpp"
 #include "events/Skeleton.hpp"
 
@@ -48,6 +49,7 @@ class Enumerator {
         spec_(spec),
         opts_(opts),
         interp_(model, engineInterpreterOptions()),
+        pinterp_(model, engineInterpreterOptions()),
         ev_(prog.exprs),
         t0_(Clock::now()) {
     const auto& names = interp_.builtinNames();
@@ -83,7 +85,12 @@ class Enumerator {
  private:
   void tick() {
     ++candidates_;
-    if ((candidates_ & 255) != 0) return;
+    budget();
+  }
+
+  // Stops the search when the budget is spent (checked every 256 candidates or search nodes).
+  void budget() {
+    if (((candidates_ + nodes_) & 255) != 0) return;
     if (opts_.cancel && opts_.cancel->load()) throw Stop{"cancelled"};
     if (opts_.maxCandidates && candidates_ > opts_.maxCandidates)
       throw Stop{fmt::format("more than {} candidate executions", opts_.maxCandidates)};
@@ -96,6 +103,7 @@ class Enumerator {
     sk_ = &sk;
     n_ = sk.size();
     alg_.emplace(n_);
+    cache_.clear();
     bindStatic(*alg_, sk);
     valueSets_ = hasValueSets(sk);
     // Bound once if no event may be in a value-dependent set; else per candidate (evaluateCandidate).
@@ -126,14 +134,7 @@ class Enumerator {
         writeDeps_[i].push_back(readIndex_[static_cast<size_t>(di)]);
       }
     }
-    // co orders per location; sc orders.
-    coChoices_.clear();
-    for (const auto& ws : sk.writesByLoc) {
-      if (ws.empty()) continue;
-      int init = sk.event(static_cast<size_t>(ws[0])).isInit ? ws[0] : -1;
-      std::vector<int> rest(ws.begin() + (init >= 0 ? 1 : 0), ws.end());
-      coChoices_.push_back(totalOrders(rest, init, n_));
-    }
+    // sc orders (co orders are built write by write during the search).
     scChoices_.clear();
     if (useSc_ && sk.sets.count("F_SC")) {
       std::vector<int> fs;
@@ -142,48 +143,172 @@ class Enumerator {
     } else {
       scChoices_.push_back(BitMatrix(n_));
     }
+    // The reads each guard depends on (a guard is tested as soon as they are all resolved).
+    guardReads_.clear();
+    for (events::ExprId g : sk.guards) {
+      std::vector<events::EventId> deps;
+      prog_.exprs.collectReads(g, deps);
+      std::vector<int> ks;
+      for (events::EventId d : deps) ks.push_back(readIndex_[static_cast<size_t>(sk.indexOf(d))]);
+      guardReads_.push_back(std::move(ks));
+    }
+    // The decisions, in order, location by location: the place of each write in the location's co order
+    // (among the writes placed before it), then the source of each read. With the location's co known the
+    // model rejects most sources at once (an RMW reads its write's immediate co predecessor, a read does
+    // not read a write its thread's later accesses have overwritten, ...), so the most constrained
+    // locations go first: most RMW reads, then most reads.
+    steps_.clear();
+    order_.assign(sk.writesByLoc.size(), {});
+    placed_.assign(sk.writesByLoc.size(), 0);
+    const BitSet rmwReads = sk.relation("rmw").domain();
+    std::vector<std::tuple<size_t, size_t, size_t>> locs;  // (-RMW reads, -reads, location)
+    for (size_t loc = 0; loc < sk.writesByLoc.size(); ++loc) {
+      if (sk.writesByLoc[loc].empty()) continue;
+      size_t rmws = 0;
+      for (int r : sk.readsByLoc[loc]) rmws += rmwReads.test(static_cast<size_t>(r)) ? 1 : 0;
+      locs.emplace_back(SIZE_MAX - rmws, SIZE_MAX - sk.readsByLoc[loc].size(), loc);
+    }
+    std::sort(locs.begin(), locs.end());
+    for (const auto& [negRmw, negReads, loc] : locs) {
+      for (int w : sk.writesByLoc[loc])
+        if (!sk.event(static_cast<size_t>(w)).isInit) steps_.push_back({Step::Place, static_cast<size_t>(w), loc});
+      for (int r : sk.readsByLoc[loc])
+        steps_.push_back({Step::Rf, static_cast<size_t>(readIndex_[static_cast<size_t>(r)]), loc});
+    }
+    steps_.push_back({Step::Sc, 0, 0});
+    if (prune_) {
+      palg_.emplace(n_);
+      pcache_.clear();
+      for (const auto& [name, bits] : sk.sets) palg_->setSet(name, bits, cat::Direction::Static);
+      for (const auto& [name, bits] : sk.relations) palg_->setRel(name, bits, cat::Direction::Static);
+      // Not known before the execution is complete: they may gain and lose members.
+      palg_->setSet("FW", BitSet(n_), cat::Direction::Unknown);
+      for (const auto& [name, members] : sk.dynamicSets) palg_->setSet(name, BitSet(n_), cat::Direction::Unknown);
+    }
     readVals_.assign(prog_.events.size(), 0);
-    src_.assign(reads_.size(), 0);
-    enumerateRf(0);
+    src_.assign(reads_.size(), -1);
+    rf_ = BitMatrix(n_);
+    co_ = BitMatrix(n_);
+    descend(0);
   }
 
-  // Odometer over rf choices, one read at a time.
-  void enumerateRf(size_t k) {
-    if (k == reads_.size()) {
-      resolveValues();
-      return;
-    }
-    for (size_t c = 0; c < sources_[k].size(); ++c) {
-      src_[k] = sources_[k][c];
-      enumerateRf(k + 1);
+  // Depth-first search over the decisions: co order of a location, source of a read, sc order. After
+  // each decision the partial execution is checked (values and guards resolved so far, blocked waits,
+  // and the model's checks on it when a failure there is final: MonotoneAlgebra); a failing one is not
+  // extended. Every complete execution is evaluated exactly (evaluateLeaf).
+  void descend(size_t i) {
+    if (i == steps_.size()) return;
+    const Step& st = steps_[i];
+    switch (st.kind) {
+      case Step::Place: {
+        // Insert write w into its location's co order at every place; init writes precede all.
+        const size_t w = st.index, loc = st.loc;
+        const auto& ws = sk_->writesByLoc[loc];
+        std::vector<int>& order = order_[loc];
+        BitSet before(n_);
+        if (sk_->event(static_cast<size_t>(ws[0])).isInit) before.set(static_cast<size_t>(ws[0]));
+        for (size_t p = 0; p <= order.size(); ++p) {
+          if (p > 0) before.set(static_cast<size_t>(order[p - 1]));
+          for (size_t a = 0; a < n_; ++a)
+            if (before.test(a)) co_.set(a, w);
+          for (size_t q = p; q < order.size(); ++q) co_.set(w, static_cast<size_t>(order[q]));
+          order.insert(order.begin() + static_cast<std::ptrdiff_t>(p), static_cast<int>(w));
+          ++placed_[loc];
+          if (viable()) descend(i + 1);
+          --placed_[loc];
+          order.erase(order.begin() + static_cast<std::ptrdiff_t>(p));
+          for (size_t a = 0; a < n_; ++a) co_.reset(a, w);
+          for (size_t b = 0; b < n_; ++b) co_.reset(w, b);
+        }
+        break;
+      }
+      case Step::Rf: {
+        const size_t k = st.index;
+        const size_t r = static_cast<size_t>(reads_[k]);
+        for (int w : sources_[k]) {
+          src_[k] = w;
+          rf_.set(static_cast<size_t>(w), r);
+          if (viable()) descend(i + 1);
+          rf_.reset(static_cast<size_t>(w), r);
+        }
+        src_[k] = -1;
+        break;
+      }
+      case Step::Sc:
+        for (const auto& sc : scChoices_) evaluateLeaf(sc);
+        break;
     }
   }
 
-  // Values of the reads for the current rf choice, in dependency order. The model itself does not
-  // depend on values, so a cyclic value dependency (a thin-air candidate) is only solved when some
-  // co/sc choice is allowed by the model: then values are guessed from the program's constants and
-  // the consistent guesses kept.
-  void resolveValues() {
-    solutions_.clear();
-    solved_ = false;
+  // Whether the partial execution may still be completed into an allowed one.
+  bool viable() {
+    ++nodes_;
+    budget();
+    // Values resolved so far and the guards they decide.
     std::vector<char> known(reads_.size(), 0);
     ev_.reset();
-    if (propagate(known)) {
-      solutions_.push_back(readVals_);
-      solved_ = true;
-      if (!guardsHold()) return;  // no execution for this rf choice, whatever co and sc are
+    propagate(known);
+    for (size_t g = 0; g < guardReads_.size(); ++g) {
+      bool ready = true;
+      for (int k : guardReads_[g]) ready = ready && k >= 0 && known[static_cast<size_t>(k)];
+      if (ready && ev_.eval(sk_->guards[g], readVals_) == 0) return false;
     }
-    known_ = std::move(known);
-    enumerateCo();
+    // A blocked wait reads the co-last write of its location (known once all its writes are placed).
+    for (int r : sk_->readsFinal) {
+      int k = r >= 0 ? readIndex_[static_cast<size_t>(r)] : -1;
+      if (k < 0 || src_[static_cast<size_t>(k)] < 0) continue;
+      const auto loc = static_cast<size_t>(sk_->event(static_cast<size_t>(r)).loc);
+      if (placed_[loc] == nonInitWrites(loc) && co_.row(static_cast<size_t>(src_[static_cast<size_t>(k)])).any())
+        return false;
+    }
+    if (!prune_) return true;
+    palg_->setRel("rf", rf_, cat::Direction::Grows);
+    palg_->setRel("co", co_, cat::Direction::Grows);
+    palg_->setRel("fr", rf_.transpose().compose(co_), cat::Direction::Grows);
+    palg_->setRel("sc", BitMatrix(n_), cat::Direction::Grows);
+    try {
+      cat::RunOptions ro;
+      ro.plainChecksOnly = true;  // flags and undefined behaviour never reject an execution
+      cat::ModelResult<cat::MonotoneAlgebra> r = pinterp_.run(*palg_, ro, &pcache_);
+      bool anyOpen = false;
+      for (const auto& o : r.outcomes) {
+        bool open = true;
+        for (const auto& c : o.checks)
+          if (c.info->kind == cat::CheckKind::Check && c.value.failsForGood()) open = false;
+        anyOpen = anyOpen || open;
+      }
+      return anyOpen;
+    } catch (const DiagnosticError&) {
+      // The model cannot be evaluated on partial executions (a condition on the execution, `with`, ...):
+      // evaluate complete executions only.
+      prune_ = false;
+      return true;
+    }
   }
 
-  // Resolves every read whose source value is computable; true if all are resolved.
+  // Evaluates the complete execution (rf_, co_ and `sc`): values (guessing thin-air cycles), guards,
+  // then the model.
+  void evaluateLeaf(const BitMatrix& sc) {
+    std::vector<char> known(reads_.size(), 0);
+    ev_.reset();
+    solutions_.clear();
+    solved_ = false;
+    if (propagate(known)) {
+      if (!guardsHold()) return;
+      solutions_.push_back(readVals_);
+      solved_ = true;
+    }
+    known_ = std::move(known);
+    evaluateCandidate(co_, sc);
+  }
+
+  // Resolves every assigned read whose source value is computable; true if all reads are resolved.
   bool propagate(std::vector<char>& known) {
     bool progress = true;
     while (progress) {
       progress = false;
       for (size_t k = 0; k < reads_.size(); ++k) {
-        if (known[k]) continue;
+        if (known[k] || src_[k] < 0) continue;
         size_t w = static_cast<size_t>(src_[k]);
         bool ready = true;
         for (int d : writeDeps_[w])
@@ -199,13 +324,19 @@ class Enumerator {
     return std::find(known.begin(), known.end(), 0) == known.end();
   }
 
+  // Number of writes of a location other than its init write.
+  size_t nonInitWrites(size_t loc) const {
+    const auto& ws = sk_->writesByLoc[loc];
+    return ws.size() - (!ws.empty() && sk_->event(static_cast<size_t>(ws[0])).isInit ? 1 : 0);
+  }
+
   bool guardsHold() {
     for (events::ExprId g : sk_->guards)
       if (ev_.eval(g, readVals_) == 0) return false;
     return true;
   }
 
-  // Solves a cyclic candidate by guessing (on demand, once per rf choice).
+  // Solves a cyclic candidate by guessing (on demand, once per candidate).
   void solveCyclic() {
     solved_ = true;
     std::vector<std::pair<size_t, int64_t>> guesses;
@@ -245,26 +376,6 @@ class Enumerator {
     }
   }
 
-  void enumerateCo() {
-    rf_ = BitMatrix(n_);
-    for (size_t k = 0; k < reads_.size(); ++k) rf_.set(static_cast<size_t>(src_[k]), static_cast<size_t>(reads_[k]));
-    coPick_.assign(coChoices_.size(), 0);
-    for (;;) {
-      BitMatrix co(n_);
-      for (size_t l = 0; l < coChoices_.size(); ++l) co |= coChoices_[l][coPick_[l]];
-      bool ok = true;
-      for (int r : sk_->readsFinal) {
-        int k = r >= 0 ? readIndex_[static_cast<size_t>(r)] : -1;
-        if (k >= 0 && co.row(static_cast<size_t>(src_[static_cast<size_t>(k)])).any()) ok = false;
-      }
-      if (ok)
-        for (const auto& sc : scChoices_) evaluateCandidate(co, sc);
-      size_t l = 0;
-      while (l < coChoices_.size() && ++coPick_[l] == coChoices_[l].size()) coPick_[l++] = 0;
-      if (l == coChoices_.size()) break;
-    }
-  }
-
   void evaluateCandidate(const BitMatrix& co, const BitMatrix& sc) {
     tick();
     Dynamic d{rf_, co, sc};
@@ -276,7 +387,7 @@ class Enumerator {
       // (ptx.cat), an approximation if an allowing check depends on them (docs/design.md "Dynamic tags").
       if (!solved_) {
         bindEmptyValueSets(*alg_, *sk_);
-        cat::ModelResult<cat::BitAlgebra> pre = interp_.run(*alg_);
+        cat::ModelResult<cat::BitAlgebra> pre = interp_.run(*alg_, {}, &cache_);
         bool anyAllowed = false;
         for (const auto& o : pre.outcomes) anyAllowed = anyAllowed || cat::isAllowed(o);
         if (!anyAllowed) return;
@@ -286,12 +397,12 @@ class Enumerator {
         readVals_ = sol;
         ev_.reset();
         bindValueSets(*alg_, *sk_, ev_, readVals_);
-        cat::ModelResult<cat::BitAlgebra> r = interp_.run(*alg_);
+        cat::ModelResult<cat::BitAlgebra> r = interp_.run(*alg_, {}, &cache_);
         recordSolution(r, d, co);
       }
       return;
     }
-    cat::ModelResult<cat::BitAlgebra> r = interp_.run(*alg_);
+    cat::ModelResult<cat::BitAlgebra> r = interp_.run(*alg_, {}, &cache_);
     bool anyAllowed = false;
     for (const auto& o : r.outcomes) anyAllowed = anyAllowed || cat::isAllowed(o);
     if (!anyAllowed) return;
@@ -328,7 +439,7 @@ class Enumerator {
         if (opts_.witnesses) {
           cat::RunOptions ro;
           ro.collectShows = true;
-          auto shown = interp_.run(*alg_, ro);
+          auto shown = interp_.run(*alg_, ro, &cache_);
           std::vector<std::pair<std::string, BitMatrix>> shows;
           if (!shown.outcomes.empty()) shows = shownRelations(shown.outcomes.front());
           st.witness = makeWitness(*sk_, d, readVals_, ev_, shows);
@@ -346,29 +457,43 @@ class Enumerator {
   const check::StateSpec& spec_;
   const EnumOptions& opts_;
   cat::Interpreter<cat::BitAlgebra> interp_;
+  cat::Interpreter<cat::MonotoneAlgebra> pinterp_;  // the model on partial executions
   Evaluator ev_;
   Clock::time_point t0_;
   bool useSc_ = false;
   std::vector<int64_t> guessDomain_;
-  uint64_t candidates_ = 0;
+  uint64_t candidates_ = 0;  // complete executions evaluated
+  uint64_t nodes_ = 0;       // partial executions checked
+  bool prune_ = true;        // partial executions are checked against the model (MonotoneAlgebra)
   std::map<std::string, check::StateResult> states_;
 
   // Per skeleton.
   const events::Skeleton* sk_ = nullptr;
   size_t n_ = 0;
   std::optional<cat::BitAlgebra> alg_;
-  bool valueSets_ = false;  // the skeleton has value-dependent set members (Skeleton::dynamicSets)
+  cat::RunCache<cat::BitAlgebra> cache_;  // the model's static definitions, for this skeleton
+  bool valueSets_ = false;                // the skeleton has value-dependent set members (Skeleton::dynamicSets)
   std::vector<int> reads_;
   std::vector<std::vector<int>> sources_;
   std::vector<int> readIndex_;               // compact index -> index in reads_ (-1: not a read)
   std::vector<std::vector<int>> writeDeps_;  // per write: indices in reads_ of the reads its value uses
-  std::vector<std::vector<BitMatrix>> coChoices_;
+  std::vector<std::vector<int>> order_;      // per location: co order of the writes placed so far (init excluded)
+  std::vector<size_t> placed_;               // per location: number of writes placed
   std::vector<BitMatrix> scChoices_;
-  std::vector<size_t> coPick_;
+  std::vector<std::vector<int>> guardReads_;  // per guard of sk_: the reads (indices in reads_) it uses
+  // One decision of the search: the place of a write in co, the source of a read, or the sc order.
+  struct Step {
+    enum Kind { Place, Rf, Sc } kind;
+    size_t index;  ///< Place: the write (compact index); Rf: the read (index in reads_)
+    size_t loc;    ///< Place: the write's location
+  };
+  std::vector<Step> steps_;
+  std::optional<cat::MonotoneAlgebra> palg_;  // the model on partial executions
+  cat::RunCache<cat::MonotoneAlgebra> pcache_;
   // Per candidate.
   std::vector<int> src_;
   std::vector<int64_t> readVals_;
-  BitMatrix rf_;
+  BitMatrix rf_, co_;                            // the decisions taken so far
   std::vector<char> known_;                      // reads resolved without guessing
   bool solved_ = false;                          // solutions_ computed for this rf choice
   std::vector<std::vector<int64_t>> solutions_;  // read values (by EventId) of the consistent solutions

@@ -1,6 +1,11 @@
 // The explicit engine: for each path choice (one path per thread), enumerate the candidate executions
 // (rf × co × sc), resolve the values, run the cat model with the concrete bit-matrix algebra on each
 // candidate, and collect the final states of the allowed ones with their flags and a witness.
+// Candidates are built by a depth-first search, decision by decision (a write's place in co, a read's
+// source, the sc order); a partial candidate is not extended when its resolved values contradict a path
+// guard or when one of the model's own checks fails on it in a way no completion can repair
+// (cat::MonotoneAlgebra: the check's relation only grows with rf, co and sc). The search assumes nothing
+// about the model beyond what that evaluation shows, and every complete candidate is evaluated exactly.
 #pragma once
 
 #include <atomic>

@@ -1,6 +1,7 @@
 // Oracles over the litmus suite (style guide §5): every state allowed by sc.cat is allowed by
-// ptx.cat, and the enum and smt engines agree on every test. Tests whose lowering has more than
-// kMaxEvents events are left to `ptxmm check --engine both` (scripts/run-suite.sh) to keep this fast.
+// ptx.cat, and the enum and smt engines agree on every test (the enum engine finishes each one). Tests
+// whose lowering has more than kMaxEvents events (the three CLC seeds with 80-90 events, whose enum run
+// takes seconds) are left to `ptxmm check --engine both` (scripts/run-suite.sh, CI) to keep this fast.
 #include <z3++.h>
 
 #include <catch2/catch.hpp>
@@ -16,7 +17,7 @@ using namespace ptxmm;
 
 namespace {
 
-constexpr size_t kMaxEvents = 40;
+constexpr size_t kMaxEvents = 70;
 
 std::filesystem::path root() { return PTXMM_SOURCE_DIR; }
 
@@ -68,5 +69,5 @@ TEST_CASE("suite: sc.cat states are ptx.cat states, and the engines agree", "[ch
       CHECK(ptxStates.count(s.key) == 1);
     }
   }
-  CHECK(crossChecked * 10 >= files.size() * 9);
+  CHECK(crossChecked == files.size());  // the enum engine finishes every one of them
 }
