@@ -51,7 +51,7 @@ PY
   echo "* machine: $(uname -srm), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
   echo "* date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "* binary: $PTXMM ($(git rev-parse --short HEAD 2>/dev/null) + working tree), model: $MODEL"
-  echo "* command: \`$PTXMM check --engine ENGINE --model $MODEL [OPTIONS] litmus/\` (all cores; enum: \`--timeout 5000\`, both: \`--enum-budget 5000\`)"
+  echo "* command: \`$PTXMM check --engine ENGINE --model $MODEL [OPTIONS] litmus/\` (all cores; enum: \`--timeout 60000\`, both: the default \`--enum-budget 20000\`)"
   echo
   echo "## Whole suite"
   echo
@@ -60,8 +60,8 @@ PY
   echo "| engine | suite wall | tests | per-test median | tests ≤ 5 ms | sum of per-test times | summary | slowest |"
   echo "|---|---|---|---|---|---|---|---|"
   suite smt
-  suite enum "--timeout 5000"
-  suite both "--enum-budget 5000"
+  suite enum "--timeout 60000"
+  suite both
   echo
   echo "## Combinatorial family (\`bench/gen-family.py\`)"
   echo
