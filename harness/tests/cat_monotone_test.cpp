@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <random>
 
+#include "BitTestSupport.hpp"
 #include "cat/BitAlgebra.hpp"
 #include "cat/Interpreter.hpp"
 #include "cat/MonotoneAlgebra.hpp"
@@ -32,15 +33,6 @@ flag ~empty rf & po as flag-ignored
 undefined_unless empty co & po as ub-ignored
 )";
 
-BitMatrix randomRel(size_t n, std::mt19937& rng, int pct) {
-  BitMatrix m(n);
-  std::uniform_int_distribution<int> d(0, 99);
-  for (size_t i = 0; i < n; ++i)
-    for (size_t j = 0; j < n; ++j)
-      if (d(rng) < pct) m.set(i, j);
-  return m;
-}
-
 // A random subset of m.
 BitMatrix randomPart(const BitMatrix& m, std::mt19937& rng) {
   BitMatrix p(m.size());
@@ -61,7 +53,8 @@ TEST_CASE("MonotoneAlgebra: a failure for good on a partial execution is a failu
   size_t forGood = 0, keptHolding = 0;
   for (int trial = 0; trial < 300; ++trial) {
     const size_t n = 4 + trial % 5;
-    BitMatrix po = randomRel(n, rng, 25), rf = randomRel(n, rng, 20), co = randomRel(n, rng, 20);
+    BitMatrix po = bittesting::randomMatrix(n, rng, 25), rf = bittesting::randomMatrix(n, rng, 20),
+              co = bittesting::randomMatrix(n, rng, 20);
     BitSet s(n);
     for (size_t i = 0; i < n; ++i)
       if (rng() % 2) s.set(i);

@@ -60,6 +60,21 @@ BitMatrix evalRel(smt::TermTable& t, const smt::SymRel& r, size_t n, const z3::e
   return m;
 }
 
+// acyclic uses existential clocks: decide `acyclic r` and its negation with a solver under the assignment.
+void checkAcyclic(z3::context& ctx, smt::TermTable& terms, smt::SymAlgebra& a, const smt::SymRel& r,
+                  const z3::expr_vector& src, const z3::expr_vector& dst, bool expected) {
+  smt::SymBool ac = a.acyclic(r);
+  smt::SymBool nac = a.notB(ac);
+  for (int polarity = 0; polarity < 2; ++polarity) {
+    z3::solver sol(ctx);
+    for (unsigned k = 0; k < src.size(); ++k) sol.add(src[k] == dst[k]);
+    sol.add(terms.expr(polarity == 0 ? ac.lit : nac.lit));
+    z3::check_result res = sol.check();
+    REQUIRE(res != z3::unknown);
+    CHECK((res == z3::sat) == (polarity == 0 ? expected : !expected));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("SymAlgebra agrees with BitAlgebra on random relations", "[smt][algebra]") {
@@ -93,18 +108,7 @@ TEST_CASE("SymAlgebra agrees with BitAlgebra on random relations", "[smt][algebr
     CHECK(evalLit(terms, a.irreflexive(r.sym).lit, src, dst) == b.irreflexive(r.bits));
     CHECK(evalLit(terms, a.isEmptyRel(r.sym).lit, src, dst) == b.isEmptyRel(r.bits));
 
-    // acyclic uses existential clocks: decide with a solver under the assignment.
-    bool expected = r.bits.acyclic();
-    smt::SymBool ac = a.acyclic(r.sym);
-    smt::SymBool nac = a.notB(ac);
-    for (int polarity = 0; polarity < 2; ++polarity) {
-      z3::solver sol(ctx);
-      for (unsigned k = 0; k < src.size(); ++k) sol.add(src[k] == dst[k]);
-      sol.add(terms.expr(polarity == 0 ? ac.lit : nac.lit));
-      z3::check_result res = sol.check();
-      REQUIRE(res != z3::unknown);
-      CHECK((res == z3::sat) == (polarity == 0 ? expected : !expected));
-    }
+    checkAcyclic(ctx, terms, a, r.sym, src, dst, r.bits.acyclic());
   }
 }
 
@@ -166,17 +170,7 @@ TEST_CASE("SymAlgebra with a frame agrees with BitAlgebra on the executed events
     CHECK(evalLit(terms, a.irreflexive(r.sym).lit, src, dst) == b.irreflexive(r.bits));
     CHECK(evalLit(terms, a.isEmptyRel(r.sym).lit, src, dst) == b.isEmptyRel(r.bits));
     CHECK(evalLit(terms, a.isEmptySet(a.domain(r.sym)).lit, src, dst) == b.isEmptySet(b.domain(r.bits)));
-    bool expected = r.bits.acyclic();
-    smt::SymBool ac = a.acyclic(r.sym);
-    smt::SymBool nac = a.notB(ac);
-    for (int polarity = 0; polarity < 2; ++polarity) {
-      z3::solver sol(ctx);
-      for (unsigned k = 0; k < src.size(); ++k) sol.add(src[k] == dst[k]);
-      sol.add(terms.expr(polarity == 0 ? ac.lit : nac.lit));
-      z3::check_result res = sol.check();
-      REQUIRE(res != z3::unknown);
-      CHECK((res == z3::sat) == (polarity == 0 ? expected : !expected));
-    }
+    checkAcyclic(ctx, terms, a, r.sym, src, dst, r.bits.acyclic());
   }
 }
 

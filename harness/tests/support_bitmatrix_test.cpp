@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 #include <random>
 
+#include "BitTestSupport.hpp"
 #include "support/BitMatrix.hpp"
 
 using ptxmm::BitMatrix;
@@ -9,14 +10,7 @@ using ptxmm::BitSet;
 
 namespace {
 
-BitMatrix randomMatrix(size_t n, std::mt19937& rng, int percent) {
-  BitMatrix m(n);
-  std::uniform_int_distribution<int> d(0, 99);
-  for (size_t i = 0; i < n; ++i)
-    for (size_t j = 0; j < n; ++j)
-      if (d(rng) < percent) m.set(i, j);
-  return m;
-}
+using ptxmm::bittesting::randomMatrix;
 
 BitMatrix naiveCompose(const BitMatrix& a, const BitMatrix& b) {
   size_t n = a.size();
