@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <mutex>
 #include <unordered_map>
 
 namespace ptxmm::cat::detail {
@@ -581,6 +582,31 @@ CompiledModel compileModel(const Model& model, const InterpreterOptions& opts) {
   computeStatic(cm, cm.top, dyn, isBind);
   cm.dynamicBuiltin = dyn;
   return cm;
+}
+
+std::shared_ptr<const CompiledModel> compileModelShared(const Model& model, const InterpreterOptions& opts) {
+  struct Entry {
+    Model model;  // keeps the files (and so the key's addresses) alive
+    InterpreterOptions opts;
+    std::shared_ptr<const CompiledModel> compiled;
+  };
+  static std::mutex mutex;
+  static std::vector<Entry> cache;
+  constexpr size_t kMaxEntries = 64;
+  auto same = [&](const Entry& e) {
+    return e.model.main == model.main && e.model.prelude == model.prelude && e.opts.variants == opts.variants &&
+           e.opts.skipChecks == opts.skipChecks && e.opts.dynamicNames == opts.dynamicNames;
+  };
+  {
+    std::lock_guard lock(mutex);
+    for (const auto& e : cache)
+      if (same(e)) return e.compiled;
+  }
+  auto compiled = std::make_shared<const CompiledModel>(compileModel(model, opts));
+  std::lock_guard lock(mutex);
+  if (cache.size() >= kMaxEntries) cache.clear();
+  cache.push_back(Entry{model, opts, compiled});
+  return compiled;
 }
 
 }  // namespace ptxmm::cat::detail

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -183,6 +184,12 @@ struct CompiledModel {
 
 /// Compiles a loaded model; throws DiagnosticError on static errors (e.g. `with` inside a procedure).
 [[nodiscard]] CompiledModel compileModel(const Model& model, const InterpreterOptions& opts);
+
+/// compileModel, shared: a model's files are immutable, so the compilation of the same files with the
+/// same options is kept per process (thread-safe; the cache holds the files, so their addresses stay
+/// valid keys, and is emptied when it reaches a bound). The engines build interpreters per test.
+[[nodiscard]] std::shared_ptr<const CompiledModel> compileModelShared(const Model& model,
+                                                                      const InterpreterOptions& opts);
 
 }  // namespace detail
 }  // namespace ptxmm::cat

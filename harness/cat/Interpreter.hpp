@@ -190,14 +190,15 @@ class Interpreter {
 
   /// Compiles `model` (names resolved, variants decided); throws DiagnosticError on static errors.
   explicit Interpreter(const Model& model, const InterpreterOptions& opts = {})
-      : cm_(std::make_shared<detail::CompiledModel>(detail::compileModel(model, opts))) {}
+      : cm_(detail::compileModelShared(model, opts)) {}
 
   /// Runs the model once; throws DiagnosticError on evaluation errors (see the file comment).
   /// With a cache, static definitions computed by an earlier run with the same cache are reused.
   ModelResult<A> run(A& alg, const RunOptions& ro = {}, RunCache<A>* cache = nullptr) const {
     Ctx cx{alg, ro,    std::vector<std::optional<V>>(cm_->builtinNames.size()), {}, {}, {}, {}, {},
            {},  cache, std::vector<char>(cm_->builtinNames.size(), 0)};
-    if (cache && cache->slots_.size() != static_cast<size_t>(cm_->topSlots)) {
+    if (cache && (cache->slots_.size() != static_cast<size_t>(cm_->topSlots) ||
+                  cache->builtins_.size() != cm_->builtinNames.size())) {
       cache->slots_.assign(static_cast<size_t>(cm_->topSlots), std::nullopt);
       cache->builtins_.assign(cm_->builtinNames.size(), std::nullopt);
       cache->missing_.assign(cm_->builtinNames.size(), 0);

@@ -500,6 +500,10 @@ class SmtRunner {
         for (const auto& f : found) states_.at(f.key).flags.insert(name);
         continue;
       }
+      // Every reachable state is known: if each already raises the flag, there is nothing to look for.
+      if (std::all_of(found.begin(), found.end(),
+                      [&](const Found& f) { return states_.at(f.key).flags.count(name) > 0; }))
+        continue;
       z3::expr flagAct = ctx_.bool_const(fmt::format("flag_{}", sanitize(name)).c_str());
       s.add(z3::implies(flagAct, terms.expr(l)));
       const z3::expr_vector flagAssumptions = plus(assumptions, flagAct);
@@ -596,7 +600,15 @@ class SmtRunner {
         if (isTrue(selection.sel[t][k])) choice[t] = pc.used[t][k];
     for (int c : choice)
       if (c < 0) throw InternalBug{fmt::format("smt execution reaching state '{}' selects no path", key)};
-    const events::Skeleton sk = events::buildSkeleton(prog_, choice);
+    // The skeleton of the selected paths, its bound algebra and the cache of the model's static part are
+    // kept from the previous state when the choice is the same (always, for tests without branches).
+    if (!concreteSk_ || concreteSk_->choice != choice) {
+      concreteSk_.emplace(events::buildSkeleton(prog_, choice));
+      concreteAlg_.emplace(concreteSk_->size());
+      enumeration::bindStatic(*concreteAlg_, *concreteSk_);
+      concreteCache_.clear();
+    }
+    const events::Skeleton& sk = *concreteSk_;
     const size_t n = sk.size(), un = u.size();
     std::vector<size_t> ui(n);
     for (size_t i = 0; i < n; ++i) ui[i] = static_cast<size_t>(u.indexOf(sk.events[i]));
@@ -616,13 +628,12 @@ class SmtRunner {
     }
     ev.reset();
     // Self-check: the execution must be allowed by the concrete evaluation of the model.
-    cat::BitAlgebra alg(n);
-    enumeration::bindStatic(alg, sk);
+    cat::BitAlgebra& alg = *concreteAlg_;
     enumeration::bindDynamic(alg, sk, d);
     enumeration::bindValueSets(alg, sk, ev, reads);
     cat::RunOptions ro;
     ro.collectShows = opts_.witnesses;
-    auto cr = concrete_.run(alg, ro);
+    auto cr = concrete_.run(alg, ro, &concreteCache_);
     const cat::Outcome<cat::BitAlgebra>* allowed = nullptr;
     for (const auto& o : cr.outcomes)
       if (cat::isAllowed(o)) allowed = &o;
@@ -657,6 +668,9 @@ class SmtRunner {
   const SmtOptions& opts_;
   cat::Interpreter<SymAlgebra> interp_;
   cat::Interpreter<cat::BitAlgebra> concrete_;
+  std::optional<events::Skeleton> concreteSk_;  // skeleton of the last state's paths (recordState)
+  std::optional<cat::BitAlgebra> concreteAlg_;  // its static built-ins bound
+  cat::RunCache<cat::BitAlgebra> concreteCache_;
   bool useSc_ = false;
   std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
   uint64_t solverCalls_ = 0;

@@ -436,3 +436,22 @@ empty sh \ po+ as closure
   c2.clear();
   CHECK(raisedFlags(in2.run(noPo, {}, &c2).outcomes[0]).empty());
 }
+
+TEST_CASE("a RunCache works for a model without top-level definitions", "[cat][interp][cache]") {
+  // No `let`: zero top-level slots. The cache must still be set up for the built-ins it memoises.
+  Model m = parseModel("T\nacyclic po | rf as a\nempty rf & po as b\n", "t.cat", {.includeDirs = {}, .prelude = false});
+  Interpreter<BitAlgebra> in(m);
+  RunCache<BitAlgebra> cache;
+  for (int k = 0; k < 3; ++k) {
+    BitAlgebra a(2);
+    BitMatrix po(2), rf(2);
+    po.set(0, 1);
+    if (k == 1) rf.set(1, 0);
+    a.setRel("po", po);
+    a.setRel("rf", rf);
+    auto r = in.run(a, RunOptions{false, false}, &cache);
+    REQUIRE(r.outcomes.size() == 1);
+    REQUIRE(r.outcomes[0].checks.size() == 2);
+    CHECK(r.outcomes[0].checks[0].value == (k != 1));
+  }
+}
