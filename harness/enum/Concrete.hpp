@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -143,6 +144,30 @@ std::vector<int64_t> finalValues(const check::StateSpec& spec, const events::Ske
     }
   }
   return out;
+}
+
+/// The entry of state `key` in `states`, created with its values on first use (`fresh` says whether).
+inline check::StateResult& stateEntry(std::map<std::string, check::StateResult>& states, const std::string& key,
+                                      const std::vector<int64_t>& vals, const check::StateSpec& spec, bool& fresh) {
+  auto [it, inserted] = states.try_emplace(key);
+  fresh = inserted;
+  check::StateResult& st = it->second;
+  if (inserted) {
+    st.key = key;
+    st.values = vals;
+    st.satisfies = spec.satisfies(vals);
+  }
+  return st;
+}
+
+/// Adds the flags of one allowed execution to its state: the model's flags and undefined behaviour, the
+/// undefined conditions of its paths (`undefinedByPath`), and cut / blocked paths.
+inline void addExecutionFlags(check::StateResult& st, const cat::Outcome<cat::BitAlgebra>& o,
+                              const events::Skeleton& sk, bool undefinedByPath) {
+  for (auto& f : cat::raisedFlags(o)) st.flags.insert(f);
+  if (undefinedByPath || cat::isUndefined(o)) st.flags.insert("undefined");
+  if (sk.cut) st.flags.insert("cut");
+  if (sk.blocked) st.flags.insert("deadlock");
 }
 
 /// Immediate pairs of a transitive relation (r \ r;r), for readable graphs.

@@ -429,13 +429,9 @@ class Enumerator {
             return e.value >= 0 ? ev_.eval(e.value, readVals_) : int64_t{0};
           },
           [&](events::ExprId x) { return ev_.eval(x, readVals_); });
-      std::string key = spec_.key(vals);
-      auto [it, fresh] = states_.try_emplace(key);
-      check::StateResult& st = it->second;
+      bool fresh = false;
+      check::StateResult& st = stateEntry(states_, spec_.key(vals), vals, spec_, fresh);
       if (fresh) {
-        st.key = key;
-        st.values = vals;
-        st.satisfies = spec_.satisfies(vals);
         if (opts_.witnesses) {
           cat::RunOptions ro;
           ro.collectShows = true;
@@ -446,10 +442,7 @@ class Enumerator {
         }
       }
       ++st.executions;
-      for (auto& f : cat::raisedFlags(o)) st.flags.insert(f);
-      if (undefined || cat::isUndefined(o)) st.flags.insert("undefined");
-      if (sk_->cut) st.flags.insert("cut");
-      if (sk_->blocked) st.flags.insert("deadlock");
+      addExecutionFlags(st, o, *sk_, undefined);
     }
   }
 

@@ -643,19 +643,11 @@ class SmtRunner {
     for (events::ExprId g : sk.guards)
       if (ev.eval(g, reads) == 0)
         throw InternalBug{fmt::format("smt execution reaching state '{}' violates a path guard", key)};
-    auto [it, fresh] = states_.try_emplace(key);
-    check::StateResult& st = it->second;
-    if (fresh) {
-      st.key = key;
-      st.values = vals;
-      st.satisfies = spec_.satisfies(vals);
-    }
-    for (auto& f : cat::raisedFlags(*allowed)) st.flags.insert(f);
-    if (cat::isUndefined(*allowed)) st.flags.insert("undefined");
-    for (const auto& [e, why] : sk.undefinedIf)
-      if (ev.eval(e, reads) != 0) st.flags.insert("undefined");
-    if (sk.cut) st.flags.insert("cut");
-    if (sk.blocked) st.flags.insert("deadlock");
+    bool fresh = false;
+    check::StateResult& st = enumeration::stateEntry(states_, key, vals, spec_, fresh);
+    bool undefinedByPath = false;
+    for (const auto& [e, why] : sk.undefinedIf) undefinedByPath = undefinedByPath || ev.eval(e, reads) != 0;
+    enumeration::addExecutionFlags(st, *allowed, sk, undefinedByPath);
     if (opts_.witnesses && !st.witness)
       st.witness = enumeration::makeWitness(sk, d, reads, ev, enumeration::shownRelations(*allowed));
   }

@@ -61,4 +61,18 @@ inline int64_t constOf(const EventProgram& p, ExprId x) {
   return p.exprs.node(x).value;
 }
 
+/// One thread: expect-tx arrive, a cp.async.bulk global->shared completing on the mbarrier, a blocking
+/// parity wait, then a read of the destination.
+inline constexpr const char* kTmaWait = R"(PTX tma
+{ .global g = 42; .shared s = 0; .mbarrier bar = 1; }
+P0@cta 0,cluster 0,gpu 0:
+    mbarrier.arrive.expect_tx.shared::cta.b64 state, [bar], 16;
+    cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [s], [g], 16, [bar];
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 p, [bar], 0;
+    @!p bra WAIT;
+    ld.shared.u32 r0, [s];
+exists (0:r0 == 0)
+)";
+
 }  // namespace ptxmm::events::testing

@@ -113,17 +113,7 @@ exists (0:r0 == 0)
 }
 
 TEST_CASE("cp.async.bulk global->shared with mbarrier and a blocking wait", "[events][async][bulk][mbarrier]") {
-  auto l = lowerText(R"(PTX tma
-{ .global g = 42; .shared s = 0; .mbarrier bar = 1; }
-P0@cta 0,cluster 0,gpu 0:
-    mbarrier.arrive.expect_tx.shared::cta.b64 state, [bar], 16;
-    cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [s], [g], 16, [bar];
-WAIT:
-    mbarrier.try_wait.parity.shared::cta.b64 p, [bar], 0;
-    @!p bra WAIT;
-    ld.shared.u32 r0, [s];
-exists (0:r0 == 0)
-)");
+  auto l = lowerText(kTmaWait);
   auto& p = l->prog;
   REQUIRE(p.asyncOps.size() == 1);
   const AsyncOp& a = p.asyncOps[0];

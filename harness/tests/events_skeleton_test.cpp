@@ -138,17 +138,7 @@ exists (0:r0 == 1)
 }
 
 TEST_CASE("async skeleton: issue/aso/async-complete and proxies", "[events][skeleton][async]") {
-  auto l = lowerText(R"(PTX tma
-{ .global g = 42; .shared s = 0; .mbarrier bar = 1; }
-P0@cta 0,cluster 0,gpu 0:
-    mbarrier.arrive.expect_tx.shared::cta.b64 state, [bar], 16;
-    cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [s], [g], 16, [bar];
-WAIT:
-    mbarrier.try_wait.parity.shared::cta.b64 p, [bar], 0;
-    @!p bra WAIT;
-    ld.shared.u32 r0, [s];
-exists (0:r0 == 0)
-)");
+  auto l = lowerText(kTmaWait);
   const auto& p = l->prog;
   REQUIRE(p.paths[0].size() == 2);
   int blockedSeen = 0;
