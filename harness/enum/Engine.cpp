@@ -488,7 +488,7 @@ class Enumerator {
   std::vector<int64_t> readVals_;
   BitMatrix rf_, co_;                            // the decisions taken so far
   std::vector<char> known_;                      // reads resolved without guessing
-  bool solved_ = false;                          // solutions_ computed for this rf choice
+  bool solved_ = false;                          // solutions_ computed for this candidate
   std::vector<std::vector<int64_t>> solutions_;  // read values (by EventId) of the consistent solutions
 };
 

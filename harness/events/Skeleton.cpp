@@ -57,41 +57,6 @@ Skeleton startSkeleton(const EventProgram& program) {
 }
 
 /// Fills the per-location lists, sets and relations of sk over its active events.
-void materialise(Skeleton& sk);
-
-}  // namespace
-
-Skeleton buildSkeleton(const EventProgram& program, const std::vector<int>& choice) {
-  if (choice.size() != program.paths.size()) throw std::out_of_range("buildSkeleton: one path per real thread");
-  Skeleton sk = startSkeleton(program);
-  sk.choice = choice;
-  for (size_t t = 0; t < choice.size(); ++t) {
-    const Path& p = program.paths[t].at(static_cast<size_t>(choice[t]));
-    for (EventId e : p.events) activate(sk, e);
-    sk.guards.insert(sk.guards.end(), p.guards.begin(), p.guards.end());
-    sk.finalRegs.push_back(p.finalRegs);
-    sk.ends.push_back(p.end);
-    sk.cut = sk.cut || p.end == PathEnd::Cut;
-    sk.blocked = sk.blocked || p.end == PathEnd::Blocked;
-    for (EventId e : p.readsFinal) sk.readsFinal.push_back(sk.compact[static_cast<size_t>(e)]);
-    sk.undefinedIf.insert(sk.undefinedIf.end(), p.undefinedIf.begin(), p.undefinedIf.end());
-  }
-  materialise(sk);
-  return sk;
-}
-
-Skeleton buildUnionSkeleton(const EventProgram& program, const std::vector<std::vector<int>>& paths) {
-  if (paths.size() != program.paths.size()) throw std::out_of_range("buildUnionSkeleton: path lists per real thread");
-  Skeleton sk = startSkeleton(program);
-  for (size_t t = 0; t < paths.size(); ++t)
-    for (int p : paths[t])
-      for (EventId e : program.paths[t].at(static_cast<size_t>(p)).events) activate(sk, e);
-  materialise(sk);
-  return sk;
-}
-
-namespace {
-
 void materialise(Skeleton& sk) {
   const EventProgram& program = *sk.program;
   const size_t n = sk.events.size();
@@ -167,6 +132,35 @@ void materialise(Skeleton& sk) {
 }
 
 }  // namespace
+
+Skeleton buildSkeleton(const EventProgram& program, const std::vector<int>& choice) {
+  if (choice.size() != program.paths.size()) throw std::out_of_range("buildSkeleton: one path per real thread");
+  Skeleton sk = startSkeleton(program);
+  sk.choice = choice;
+  for (size_t t = 0; t < choice.size(); ++t) {
+    const Path& p = program.paths[t].at(static_cast<size_t>(choice[t]));
+    for (EventId e : p.events) activate(sk, e);
+    sk.guards.insert(sk.guards.end(), p.guards.begin(), p.guards.end());
+    sk.finalRegs.push_back(p.finalRegs);
+    sk.ends.push_back(p.end);
+    sk.cut = sk.cut || p.end == PathEnd::Cut;
+    sk.blocked = sk.blocked || p.end == PathEnd::Blocked;
+    for (EventId e : p.readsFinal) sk.readsFinal.push_back(sk.compact[static_cast<size_t>(e)]);
+    sk.undefinedIf.insert(sk.undefinedIf.end(), p.undefinedIf.begin(), p.undefinedIf.end());
+  }
+  materialise(sk);
+  return sk;
+}
+
+Skeleton buildUnionSkeleton(const EventProgram& program, const std::vector<std::vector<int>>& paths) {
+  if (paths.size() != program.paths.size()) throw std::out_of_range("buildUnionSkeleton: path lists per real thread");
+  Skeleton sk = startSkeleton(program);
+  for (size_t t = 0; t < paths.size(); ++t)
+    for (int p : paths[t])
+      for (EventId e : program.paths[t].at(static_cast<size_t>(p)).events) activate(sk, e);
+  materialise(sk);
+  return sk;
+}
 
 size_t countPathChoices(const EventProgram& program) {
   size_t total = 1;

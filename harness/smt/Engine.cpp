@@ -96,7 +96,6 @@ class SmtRunner {
     if (events::countPathChoices(prog_) > kMaxPathChoices)
       throw GiveUp{fmt::format("more than {} path combinations with execution barriers", kMaxPathChoices)};
     std::vector<std::set<int>> used(nt);
-    std::vector<std::vector<int>> all;
     events::forEachPathChoice(prog_, [&](const std::vector<int>& choice) {
       for (size_t t = 0; t < nt; ++t) used[t].insert(choice[t]);
       return true;
