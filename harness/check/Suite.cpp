@@ -129,7 +129,9 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
       o.kind = TestOutcome::Fail;
       o.error = true;
       o.internal = v.internalError;
-      o.diag = fmt::format("FAIL {}: {}{}\n", file.string(), v.status == Status::Unknown ? "unknown: " : "", v.message);
+      o.diag =
+          fmt::format("FAIL {}: {}{}\n", file.string(),
+                      v.status == Status::Error ? std::string() : fmt::format("{}: ", statusName(v.status)), v.message);
       return o;
     }
     if (!v.note.empty()) o.diag += fmt::format("NOTE {}: {}\n", file.string(), v.note);

@@ -45,16 +45,18 @@ std::string propTextPrec(const litmus::Prop& p, int ctx) {
   return precedence(p) < ctx ? "(" + s + ")" : s;
 }
 
+}  // namespace
+
 const char* statusName(Status s) {
   switch (s) {
     case Status::Done: return "done";
     case Status::Unknown: return "unknown";
     case Status::Error: return "error";
+    case Status::Timeout: return "timeout";
+    case Status::MemoryLimit: return "memory limit";
   }
   return "?";
 }
-
-}  // namespace
 
 std::string propText(const litmus::Prop& p) { return propTextPrec(p, 0); }
 

@@ -53,10 +53,15 @@ enum class Observation { Always, Sometimes, Never };
 
 /// Outcome of running an engine on one test.
 enum class Status {
-  Done,     ///< all states computed
-  Unknown,  ///< the solver gave up (timeout or incomplete theory); states are partial
-  Error     ///< the test could not be checked (message says why)
+  Done,         ///< all states computed
+  Unknown,      ///< the solver gave up (incomplete theory, a search limit); states are partial
+  Error,        ///< the test could not be checked (message says why)
+  Timeout,      ///< the test's time budget (--timeout) was spent; no verdict
+  MemoryLimit,  ///< the test's memory budget (--memory) was spent; no verdict
 };
+
+/// Name of a status as printed in logs and JSON: "done", "unknown", "error", "timeout", "memory limit".
+[[nodiscard]] const char* statusName(Status s);
 
 /// What an engine produces for one test (before the verdict's derived fields are computed).
 struct EngineResult {
