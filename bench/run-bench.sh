@@ -29,9 +29,12 @@ recs, summary = [], "none"
 for line in open(path):
     line = line.strip()
     if line.startswith("{"):
-        recs.append(json.loads(line))
-    elif "passed" in line:
-        summary = line
+        rec = json.loads(line)
+        if "summary" in rec:
+            s = rec["summary"]
+            summary = f"{s['passed']} passed, {s['failed']} failed"
+        else:
+            recs.append(rec)
 times = sorted(r.get("time", 0.0) for r in recs)
 n = len(times)
 med = (times[(n - 1) // 2] + times[n // 2]) / 2 if n else float("nan")
@@ -51,7 +54,7 @@ PY
   echo "* machine: $(uname -srm), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
   echo "* date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "* binary: $PTXMM ($(git rev-parse --short HEAD 2>/dev/null) + working tree), model: $MODEL"
-  echo "* command: \`$PTXMM check --engine ENGINE --model $MODEL [OPTIONS] litmus/\` (all cores; enum: \`--timeout 60000\`, both: the default \`--enum-budget 20000\`)"
+  echo "* command: \`$PTXMM check --engine ENGINE --model $MODEL [OPTIONS] litmus/\` (all cores; enum: \`--timeout 60\`, both: the default \`--enum-budget 20\`)"
   echo
   echo "## Whole suite"
   echo
@@ -60,7 +63,7 @@ PY
   echo "| engine | suite wall | tests | per-test median | tests ≤ 5 ms | sum of per-test times | summary | slowest |"
   echo "|---|---|---|---|---|---|---|---|"
   suite smt
-  suite enum "--timeout 60000"
+  suite enum "--timeout 60"
   suite both
   echo
   echo "## Combinatorial family (\`bench/gen-family.py\`)"

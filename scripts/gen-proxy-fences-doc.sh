@@ -120,13 +120,13 @@ EOF
       for f in $files; do
         echo "  $f" >&2
         rc=0
-        timeout "$test_limit" "$ptxmm" fences --markdown "${model_args[@]}" --timeout "$timeout_ms" -j "${JOBS:-2}" \
+        timeout "$test_limit" "$ptxmm" fences --markdown "${model_args[@]}" --timeout "${timeout_ms}ms" -j "${JOBS:-2}" \
           --dot "$pics" --picture-base proxy-fences "$f" > "$tmp.one" 2> "$tmp.err" || rc=$?
         if [[ $rc -eq 124 && ${#models[@]} -gt 1 ]]; then
           # Too slow under every model: analyse it under models/ptx.cat alone.
           echo "  $f: over ${test_limit} s with ${#models[@]} models, retrying with models/ptx.cat only" >&2
           rc=0
-          timeout "$test_limit" "$ptxmm" fences --markdown --model models/ptx.cat --timeout "$timeout_ms" \
+          timeout "$test_limit" "$ptxmm" fences --markdown --model models/ptx.cat --timeout "${timeout_ms}ms" \
             -j "${JOBS:-2}" --dot "$pics" --picture-base proxy-fences "$f" > "$tmp.one" 2> "$tmp.err" || rc=$?
           [[ $rc -eq 0 ]] && sed -i "0,/^\`/s//(Variants not analysed: the analysis under all ${#models[@]} models did not finish within ${test_limit} s on this machine.) \`/" "$tmp.one"
         fi
@@ -176,7 +176,7 @@ untested** (among the tests tried: at most ${MAX_TRIES:-0} per rule, 0 = the who
 
 EOF
     "$ptxmm" fences --axiom-coverage --markdown --model models/ptx.cat --rule-prefix pf- \
-      --timeout "$timeout_ms" -j "${JOBS:-2}" --per-rule 5 --max-tries "${MAX_TRIES:-0}" litmus || rc=$?
+      --timeout "${timeout_ms}ms" -j "${JOBS:-2}" --per-rule 5 --max-tries "${MAX_TRIES:-0}" litmus || rc=$?
   } > "$tmp"
   mv "$tmp" "$out"
   echo "wrote $out (ptxmm exit code $rc: 1 = some rule changes no test)" >&2

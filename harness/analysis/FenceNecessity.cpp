@@ -236,10 +236,8 @@ std::string toString(Necessity n) {
 }
 
 std::string verdictSummary(const check::Verdict& v) {
-  if (v.status == check::Status::Error) return "error: " + v.message;
-  std::string s = check::toString(v.observation) + joinFlags(v.flags);
-  if (v.status == check::Status::Unknown) s += " (unknown: " + v.message + ")";
-  return s;
+  if (v.status != check::Status::Ok) return fmt::format("{}: {}", check::statusName(v.status), v.message);
+  return check::toString(v.observation) + joinFlags(v.flags);
 }
 
 FenceReport fenceNecessity(const litmus::Test& test, const std::vector<NamedModel>& models, const FenceOptions& options,
@@ -280,7 +278,7 @@ FenceReport fenceNecessity(const litmus::Test& test, const std::vector<NamedMode
   runJobs(phase);
   phase.clear();
   for (size_t mi = 0; mi < models.size(); ++mi)
-    if (verdicts[mi * perModel].status == check::Status::Done)
+    if (verdicts[mi * perModel].status == check::Status::Ok)
       for (size_t k = 1; k < perModel; ++k) phase.push_back(mi * perModel + k);
   runJobs(phase);
   for (size_t mi = 0; mi < models.size(); ++mi) {
@@ -288,7 +286,7 @@ FenceReport fenceNecessity(const litmus::Test& test, const std::vector<NamedMode
     ModelAnalysis ma;
     ma.model = nm.name;
     ma.original = std::move(verdicts[mi * perModel]);
-    bool origOk = ma.original.status == check::Status::Done;
+    bool origOk = ma.original.status == check::Status::Ok;
     ma.badReachable = origOk && badOutcomeReachable(ma.original);
     for (size_t k = 0; k < rep.sites.size(); ++k) {
       SiteResult sr;
@@ -296,7 +294,7 @@ FenceReport fenceNecessity(const litmus::Test& test, const std::vector<NamedMode
       if (!origOk) {
         sr.necessity = Necessity::Error;
         sr.note = "original: " + verdictSummary(ma.original);
-      } else if (sr.mutant.status != check::Status::Done) {
+      } else if (sr.mutant.status != check::Status::Ok) {
         sr.necessity = Necessity::Error;
         sr.note = verdictSummary(sr.mutant);
       } else {

@@ -159,8 +159,8 @@ cat::Model withoutRule(const cat::Model& model, const ModelRule& rule) {
 
 std::string verdictDifference(const check::Verdict& a, const check::Verdict& b) {
   if (a.status != b.status)
-    return fmt::format("status {} -> {}", a.status == check::Status::Done ? "done" : a.message,
-                       b.status == check::Status::Done ? "done" : b.message);
+    return fmt::format("status {} -> {}", a.status == check::Status::Ok ? "ok" : a.message,
+                       b.status == check::Status::Ok ? "ok" : b.message);
   size_t i = 0, j = 0;
   while (i < a.states.size() || j < b.states.size()) {
     if (j == b.states.size() || (i < a.states.size() && a.states[i].key < b.states[j].key))
@@ -302,7 +302,7 @@ std::vector<RuleCoverage> ruleCoverage(const cat::Model& model, const std::strin
         }
         if (!orig) {
           auto v = check::checkTest(test, model, modelName, co, &ctx);
-          if (v.status != check::Status::Done && co.engine == check::Engine::Enum && options.smtFallback) {
+          if (v.status != check::Status::Ok && co.engine == check::Engine::Enum && options.smtFallback) {
             opts = fallback;
             v = check::checkTest(test, model, modelName, opts, &ctx);
           }
@@ -312,12 +312,12 @@ std::vector<RuleCoverage> ruleCoverage(const cat::Model& model, const std::strin
         }
         ++rc.tried;
         if (options.progress) options.progress(rc.rule.name, rc.tried);
-        if (orig->status != check::Status::Done) {
+        if (orig->status != check::Status::Ok) {
           rc.errors.push_back(fmt::format("{}: original: {}", path.string(), orig->message));
           continue;
         }
         check::Verdict mv = check::checkTest(test, mutant, modelName, opts, &ctx);
-        if (mv.status != check::Status::Done) {  // an error or a timeout is no verdict change
+        if (mv.status != check::Status::Ok) {  // an error or a timeout is no verdict change
           rc.errors.push_back(fmt::format("{}: mutant: {}", path.string(), mv.message));
           continue;
         }

@@ -76,8 +76,8 @@ Verdict checkTest(const litmus::Test& test, const cat::Model& model, const std::
     lo.unroll = options.unroll;
     events::EventProgram program = events::lower(test, lo);
     if (options.maxEvents > 0 && program.events.size() > static_cast<size_t>(options.maxEvents)) {
-      v = fail(Status::Error, fmt::format("{}: error: {} events exceed the size limit --max-events {}", test.file,
-                                          program.events.size(), options.maxEvents));
+      v = fail(Status::Unknown, fmt::format("{}: refused: {} events exceed the size limit --max-events {}", test.file,
+                                            program.events.size(), options.maxEvents));
     } else {
       StateSpec spec = makeStateSpec(program);
       auto runE = [&] {
@@ -92,6 +92,7 @@ Verdict checkTest(const litmus::Test& test, const cat::Model& model, const std::
       auto runS = [&] {
         smt::SmtOptions so;
         so.timeoutMs = options.timeoutMs;
+        so.maxStates = options.maxStates;
         so.witnesses = options.witnesses;
         so.countExecutions = options.smtCount;
         std::unique_ptr<z3::context> own;
@@ -106,12 +107,12 @@ Verdict checkTest(const litmus::Test& test, const cat::Model& model, const std::
         case Engine::Both: {
           Verdict ve = runE();
           Verdict vs = runS();
-          if (ve.status == Status::Unknown && vs.status == Status::Done) {
+          if (ve.status != Status::Ok && ve.status != Status::Error && vs.status == Status::Ok) {
             v = std::move(vs);
             v.note = "not cross-checked: enum engine gave up (" + ve.message + ")";
-          } else if (ve.status != Status::Done) {
+          } else if (ve.status != Status::Ok) {
             v = std::move(ve);
-          } else if (vs.status != Status::Done) {
+          } else if (vs.status != Status::Ok) {
             v = std::move(vs);
           } else if (std::string d = compareResults(ve, vs); !d.empty()) {
             v = std::move(ve);

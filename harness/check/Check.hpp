@@ -28,10 +28,11 @@ enum class Engine { Enum, Smt, Both };
 /// Options of checkTest.
 struct CheckOptions {
   Engine engine = Engine::Smt;
-  int unroll = 2;          ///< loop unrolling bound of the lowering
-  unsigned timeoutMs = 0;  ///< budget per test and engine (ms); 0 = none
-  int maxEvents = 200;     ///< lowered programs with more events are refused (error)
-  bool witnesses = true;   ///< keep one witness per state
+  int unroll = 2;           ///< loop unrolling bound of the lowering
+  unsigned timeoutMs = 0;   ///< budget per test and engine (ms); 0 = none
+  int maxEvents = 200;      ///< lowered programs with more events are refused (Status::Unknown)
+  size_t maxStates = 4096;  ///< smt engine: more distinct final states → Status::Unknown
+  bool witnesses = true;    ///< keep one witness per state
   /// Both mode: budget of the enum engine (ms, 0 = the test's timeout or none). When it is spent the
   /// smt verdict is used and marked "not cross-checked" (Verdict::note).
   unsigned enumBudgetMs = 20000;
@@ -41,8 +42,9 @@ struct CheckOptions {
 };
 
 /// Checks `test` against `model` (named `modelName`, e.g. "ptx"). Never throws for bad input: parse
-/// and lowering errors, timeouts and size limits give a verdict with Status::Error / Unknown and a
-/// message naming the file; an engine disagreement gives Status::Error with internalError set.
+/// and lowering errors give Status::Error, a spent time budget Status::Timeout, size caps and refused
+/// input Status::Unknown, each with a message naming the file; an engine disagreement gives
+/// Status::Error with internalError set.
 /// `ctx` is the caller's z3 context (one per thread); null → a temporary one.
 [[nodiscard]] Verdict checkTest(const litmus::Test& test, const cat::Model& model, const std::string& modelName,
                                 const CheckOptions& options, z3::context* ctx = nullptr);

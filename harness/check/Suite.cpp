@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <fstream>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
@@ -33,7 +34,7 @@ struct TestOutcome {
   std::string text;  // verdict text for stdout
   std::string diag;  // lines for stderr
   enum Kind { Pass, Fail, Skip } kind = Pass;
-  bool error = false;
+  Status status = Status::Ok;  // of the check (Error also for unreadable files and bad .expect)
   bool internal = false;
   bool done = false;
 };
@@ -87,12 +88,43 @@ std::vector<std::filesystem::path> collectTests(const std::vector<std::string>& 
   return out;
 }
 
+std::string summaryLine(const SuiteSummary& s) {
+  std::string r = fmt::format("{} passed, {} failed", s.passed, s.failed);
+  std::string why;
+  auto add = [&](int n, const char* one, const char* many) {
+    if (n) why += fmt::format("{}{} {}", why.empty() ? "" : ", ", n, n == 1 ? one : many);
+  };
+  add(s.errors, "error", "errors");
+  add(s.timeouts, "timeout", "timeouts");
+  add(s.memory, "out of memory", "out of memory");
+  add(s.unknown, "unknown", "unknown");
+  if (!why.empty()) r += " (" + why + ")";
+  if (s.skipped) r += fmt::format(", {} skipped", s.skipped);
+  return r;
+}
+
+std::string summaryJson(const SuiteSummary& s) {
+  nlohmann::json j = {
+      {"passed", s.passed},  {"failed", s.failed},   {"errors", s.errors},   {"timeouts", s.timeouts},
+      {"memory", s.memory},  {"unknown", s.unknown}, {"skipped", s.skipped}, {"internalErrors", s.internalErrors},
+      {"seconds", s.seconds}};
+  return nlohmann::json{{"summary", j}}.dump();
+}
+
 SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions& options, std::ostream& out,
                       std::ostream& err) {
   auto t0 = std::chrono::steady_clock::now();
   cat::Model model = cat::loadModel(options.modelPath);
   std::string modelName = options.modelPath.stem().string();
   std::vector<std::filesystem::path> files = collectTests(paths);
+  if (files.empty()) {
+    std::string where;
+    for (const auto& p : paths) where += (where.empty() ? "'" : ", '") + p + "'";
+    err << fmt::format("error: no litmus tests (*.litmus) found in {}\n", where);
+    SuiteSummary sum;
+    sum.noTests = true;
+    return sum;
+  }
 
   std::vector<TestOutcome> results(files.size());
   std::mutex mu;
@@ -104,14 +136,14 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
     std::error_code ec;
     if (!std::filesystem::is_regular_file(file, ec)) {
       o.kind = TestOutcome::Fail;
-      o.error = true;
+      o.status = Status::Error;
       o.diag = fmt::format("FAIL {}: error: no such litmus file\n", file.string());
       return o;
     }
     litmus::ParseResult parsed = litmus::tryParseFile(file.string());
     if (!parsed.ok()) {
       o.kind = TestOutcome::Fail;
-      o.error = true;
+      o.status = Status::Error;
       o.diag = fmt::format("FAIL {}: parse error\n", file.string());
       for (const auto& d : parsed.diagnostics) o.diag += "  " + d.str() + "\n";
       return o;
@@ -125,13 +157,14 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
       text << "\n";
     }
     o.text = text.str();
-    if (v.status != Status::Done) {
+    if (v.status != Status::Ok) {
       o.kind = TestOutcome::Fail;
-      o.error = true;
+      o.status = v.status;
       o.internal = v.internalError;
-      o.diag =
-          fmt::format("FAIL {}: {}{}\n", file.string(),
-                      v.status == Status::Error ? std::string() : fmt::format("{}: ", statusName(v.status)), v.message);
+      if (v.status == Status::Error)
+        o.diag = fmt::format("FAIL {}: {}\n", file.string(), v.message);
+      else
+        o.diag = fmt::format("FAIL {}: {}: {}\n", file.string(), statusName(v.status), v.message);
       return o;
     }
     if (!v.note.empty()) o.diag += fmt::format("NOTE {}: {}\n", file.string(), v.note);
@@ -153,7 +186,7 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
       }
     } catch (const DiagnosticError& e) {
       o.kind = TestOutcome::Fail;
-      o.error = true;
+      o.status = Status::Error;
       o.diag += fmt::format("FAIL {}: {}\n", file.string(), e.what());
     }
     return o;
@@ -182,7 +215,8 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
         o = checkOne(files[i], ctx);
       } catch (const std::exception& e) {
         o.kind = TestOutcome::Fail;
-        o.error = o.internal = true;
+        o.status = Status::Error;
+        o.internal = true;
         o.diag = fmt::format("FAIL {}: internal error: {}\n", files[i].string(), e.what());
       }
       o.done = true;
@@ -216,7 +250,13 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
       case TestOutcome::Fail: ++sum.failed; break;
       case TestOutcome::Skip: ++sum.skipped; break;
     }
-    sum.errors += o.error;
+    switch (o.status) {
+      case Status::Ok: break;
+      case Status::Error: ++sum.errors; break;
+      case Status::Timeout: ++sum.timeouts; break;
+      case Status::MemoryLimit: ++sum.memory; break;
+      case Status::Unknown: ++sum.unknown; break;
+    }
     sum.internalErrors += o.internal;
     if (options.progress)
       err << fmt::format("[{}/{}] {} passed, {} failed {}", i + 1, files.size(), sum.passed, sum.failed,
@@ -226,9 +266,10 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
   for (auto& t : pool) t.join();
   if (options.progress) err << "\r\033[K" << std::flush;
   sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  out << sum.passed << " passed, " << sum.failed << " failed";
-  if (sum.skipped) out << ", " << sum.skipped << " skipped";
-  out << "\n";
+  if (options.json)
+    out << summaryJson(sum) << "\n";
+  else
+    out << summaryLine(sum) << "\n";
   return sum;
 }
 

@@ -26,15 +26,26 @@ struct SuiteOptions {
   bool printTime = true;         ///< real times in `Time` lines (false: 0.00, for golden output)
 };
 
-/// Counts of a suite run.
+/// Counts of a suite run. A test whose status is not Ok (see Status) counts as failed, and in the
+/// count of its status.
 struct SuiteSummary {
   int passed = 0;
   int failed = 0;
   int skipped = 0;         ///< no expectation for this model
-  int errors = 0;          ///< subset of failed: parse/lowering/engine errors and timeouts
-  int internalErrors = 0;  ///< subset of failed: engine disagreements / internal bugs
+  int errors = 0;          ///< subset of failed: status error (parse/lowering/engine errors, bad .expect)
+  int timeouts = 0;        ///< subset of failed: status timeout
+  int memory = 0;          ///< subset of failed: status memory
+  int unknown = 0;         ///< subset of failed: status unknown (size caps, refused input)
+  int internalErrors = 0;  ///< subset of errors: engine disagreements / internal bugs
+  bool noTests = false;    ///< the paths held no test (an error; nothing was run)
   double seconds = 0;      ///< wall time
 };
+
+/// The summary line: "N passed, N failed[ (N errors, N timeouts, ...)][, N skipped]".
+[[nodiscard]] std::string summaryLine(const SuiteSummary& s);
+
+/// The summary as one JSON object line for --json: {"summary":{"passed":N,"failed":N,"errors":N,...}}.
+[[nodiscard]] std::string summaryJson(const SuiteSummary& s);
 
 /// Expected verdict of a test for one model (one `.expect` line).
 struct Expected {
@@ -55,9 +66,10 @@ struct Expected {
 /// Paths that do not exist are returned too (they fail when checked).
 [[nodiscard]] std::vector<std::filesystem::path> collectTests(const std::vector<std::string>& paths);
 
-/// Runs the suite: verdicts to `out`, diagnostics/progress to `err`, then the summary line
-/// "N passed, N failed[, N skipped]" to `out`. Returns the summary. Throws DiagnosticError if the
-/// model cannot be loaded.
+/// Runs the suite: verdicts to `out`, diagnostics/progress to `err`, then the summary line (see
+/// summaryLine; with `json` summaryJson, so that `out` is JSON Lines) to `out`. No test under `paths` is an error
+/// (noTests, message on `err`, no summary line). Returns the summary. Throws DiagnosticError if the model cannot be
+/// loaded.
 SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions& options, std::ostream& out,
                       std::ostream& err);
 

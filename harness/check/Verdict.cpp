@@ -49,13 +49,19 @@ std::string propTextPrec(const litmus::Prop& p, int ctx) {
 
 const char* statusName(Status s) {
   switch (s) {
-    case Status::Done: return "done";
-    case Status::Unknown: return "unknown";
+    case Status::Ok: return "ok";
     case Status::Error: return "error";
     case Status::Timeout: return "timeout";
-    case Status::MemoryLimit: return "memory limit";
+    case Status::MemoryLimit: return "memory";
+    case Status::Unknown: return "unknown";
   }
   return "?";
+}
+
+std::optional<Status> parseStatus(const std::string& s) {
+  for (Status st : {Status::Ok, Status::Error, Status::Timeout, Status::MemoryLimit, Status::Unknown})
+    if (s == statusName(st)) return st;
+  return std::nullopt;
 }
 
 std::string propText(const litmus::Prop& p) { return propTextPrec(p, 0); }
@@ -119,9 +125,9 @@ Verdict makeVerdict(const litmus::Test& test, EngineResult result) {
 }
 
 void printHerdLog(const Verdict& v, std::ostream& os, bool printTime) {
+  if (v.status != Status::Ok) return;  // herd7: no log for a test it could not finish
   bool forall = v.quant == litmus::Condition::Quant::Forall;
   os << "Test " << v.testName << (forall ? " Required" : " Allowed") << "\n";
-  if (v.status != Status::Done) os << "Status " << statusName(v.status) << ": " << v.message << "\n";
   os << "States " << v.states.size() << "\n";
   for (const auto& s : v.states) os << s.key << "\n";
   os << (v.ok ? "Ok" : "No") << "\n";
@@ -148,6 +154,13 @@ std::string verdictJson(const Verdict& v, bool withWitnesses) {
   j["status"] = statusName(v.status);
   if (!v.message.empty()) j["message"] = v.message;
   if (!v.note.empty()) j["note"] = v.note;
+  if (v.status != Status::Ok) {
+    // Not decided: no ok/observation/counts (they would read as a verdict); the partial states
+    // found before the engine stopped are only counted.
+    j["time"] = v.seconds;
+    j["partialStates"] = v.states.size();
+    return j.dump();
+  }
   j["ok"] = v.ok;
   j["positive"] = v.positive;
   j["negative"] = v.negative;

@@ -51,21 +51,26 @@ struct StateResult {
 /// How often the condition's proposition is observed (herd7 `Observation` line).
 enum class Observation { Always, Sometimes, Never };
 
-/// Outcome of running an engine on one test.
+/// Outcome of checking one test. Only Ok carries a verdict: every other status means the test was
+/// not decided, and no output format may print Ok/No, an Observation or counts for it (herd7 prints
+/// no log for a test it could not finish); suites count it as failed.
 enum class Status {
-  Done,         ///< all states computed
-  Unknown,      ///< the solver gave up (incomplete theory, a search limit); states are partial
-  Error,        ///< the test could not be checked (message says why)
-  Timeout,      ///< the test's time budget (--timeout) was spent; no verdict
-  MemoryLimit,  ///< the test's memory budget (--memory) was spent; no verdict
+  Ok,           ///< all states computed: the verdict fields are valid
+  Error,        ///< the test could not be checked (bad input, engine error; message says why)
+  Timeout,      ///< the time budget was spent; states are partial
+  MemoryLimit,  ///< the memory budget (--memory) was spent; states are partial
+  Unknown       ///< could not be decided: a size cap (states, candidates), refused input, solver unknown
 };
 
-/// Name of a status as printed in logs and JSON: "done", "unknown", "error", "timeout", "memory limit".
+/// Name of a status as written in logs and JSON: "ok", "error", "timeout", "memory", "unknown".
 [[nodiscard]] const char* statusName(Status s);
+
+/// Parses a status name (inverse of statusName).
+[[nodiscard]] std::optional<Status> parseStatus(const std::string& s);
 
 /// What an engine produces for one test (before the verdict's derived fields are computed).
 struct EngineResult {
-  Status status = Status::Done;
+  Status status = Status::Ok;
   std::string message;                   ///< for Unknown / Error
   std::vector<StateResult> states;       ///< any order; check/ sorts them by key
   bool countsAreExecutions = true;       ///< false: `executions` counts 1 per state (smt without counting)
@@ -92,7 +97,7 @@ struct Verdict {
   /// Forbidden outcome (the condition's proposition, negated for forall) → names of the axioms
   /// that forbid it (an unsat core); empty when the outcome is reachable.
   std::vector<std::string> forbiddenBy;
-  Status status = Status::Done;
+  Status status = Status::Ok;
   std::string message;
   bool internalError = false;  ///< engine disagreement or engine bug (exit code 3)
   std::string note;            ///< e.g. "not cross-checked: enum engine gave up (...)" in both mode
@@ -119,7 +124,9 @@ void finalizeVerdict(Verdict& v);
 [[nodiscard]] std::optional<Observation> parseObservation(const std::string& s);
 
 /// Prints the verdict in herd7's log format (Test/States/Ok|No/Witnesses/Flag/Condition/
-/// Observation/Time/Hash), with `Flag cut` / `Flag deadlock` lines for those flags.
+/// Observation/Time/Hash), with `Flag cut` / `Flag deadlock` lines for those flags. A test whose
+/// status is not Ok prints nothing, as herd7 prints no log for a test it could not finish (the
+/// caller reports the status and message on stderr).
 void printHerdLog(const Verdict& v, std::ostream& os, bool printTime = true);
 
 /// The verdict as JSON text (one object; witnesses included when `withWitnesses`).

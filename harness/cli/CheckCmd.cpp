@@ -6,6 +6,7 @@
 
 #include "check/Suite.hpp"
 #include "cli/Commands.hpp"
+#include "cli/Options.hpp"
 #include "support/Diagnostic.hpp"
 
 namespace ptxmm::cli {
@@ -21,6 +22,7 @@ struct CheckArgs {
   std::string dotDir;
   int jobs = 0;
   int maxEvents = 200;
+  size_t maxStates = 4096;
   unsigned enumBudgetMs = 20000;
   bool noTime = false;
   bool smtCount = false;
@@ -36,13 +38,18 @@ void addCheckCommand(CLI::App& app, int& exitCode) {
       ->check(CLI::IsMember({"smt", "enum", "both"}));
   cmd->add_option("--model", args->model, "cat model file (its stem names the .expect line)");
   cmd->add_option("--unroll", args->unroll, "loop unrolling bound")->check(CLI::Range(0, 64));
-  cmd->add_option("--timeout", args->timeoutMs, "per-test timeout in milliseconds (0 = none)");
+  addDurationOption(cmd, "--timeout", args->timeoutMs,
+                    "per-test time budget: seconds as in herd7 (60, 1.5) or with a unit (250ms, 2min); 0 = none");
   cmd->add_flag("--json", args->json, "JSON lines instead of herd7 logs");
   cmd->add_option("--dot", args->dotDir, "write Graphviz witness graphs into DIR");
   cmd->add_option("-j,--jobs", args->jobs, "parallel workers (default: all cores)")->check(CLI::Range(0, 1024));
-  cmd->add_option("--max-events", args->maxEvents, "refuse tests with more events than this");
-  cmd->add_option("--enum-budget", args->enumBudgetMs,
-                  "both: ms the enum engine may spend per test before the smt verdict is used unchecked");
+  cmd->add_option("--max-events", args->maxEvents, "refuse tests with more events than this (status unknown)");
+  cmd->add_option("--max-states", args->maxStates,
+                  "smt: give up (status unknown) on a test with more distinct final states than this")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 40));
+  addDurationOption(cmd, "--enum-budget", args->enumBudgetMs,
+                    "both: time the enum engine may spend per test before the smt verdict is used unchecked "
+                    "(default 20 s)");
   cmd->add_flag("--no-time", args->noTime, "print 'Time NAME 0.00' (reproducible logs)");
   cmd->add_flag("--smt-count", args->smtCount, "smt engine counts executions per state (slower)");
   cmd->add_option("paths", args->paths, "litmus files or directories (searched recursively for *.litmus)")->required();
@@ -52,6 +59,7 @@ void addCheckCommand(CLI::App& app, int& exitCode) {
     opts.check.unroll = args->unroll;
     opts.check.timeoutMs = args->timeoutMs;
     opts.check.maxEvents = args->maxEvents;
+    opts.check.maxStates = args->maxStates;
     opts.check.smtCount = args->smtCount;
     opts.check.enumBudgetMs = args->enumBudgetMs;
     opts.check.witnesses = true;
@@ -71,7 +79,7 @@ void addCheckCommand(CLI::App& app, int& exitCode) {
       check::SuiteSummary s = check::runSuite(args->paths, opts, std::cout, std::cerr);
       if (s.internalErrors > 0)
         exitCode = kInternal;
-      else if (s.errors > 0)
+      else if (s.errors > 0 || s.noTests)
         exitCode = kUserError;
       else if (s.failed > 0)
         exitCode = kMismatch;

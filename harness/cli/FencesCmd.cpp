@@ -11,6 +11,7 @@
 #include "analysis/ModelMutation.hpp"
 #include "check/Suite.hpp"
 #include "cli/Commands.hpp"
+#include "cli/Options.hpp"
 #include "litmus/Parser.hpp"
 #include "support/Diagnostic.hpp"
 
@@ -150,7 +151,8 @@ void addFencesCommand(CLI::App& app, int& exitCode) {
       ->allow_extra_args(false);
   cmd->add_option("--engine", args->engine, "engine: smt, enum or both")->check(CLI::IsMember({"smt", "enum", "both"}));
   cmd->add_option("--unroll", args->unroll, "loop unrolling bound")->check(CLI::Range(0, 64));
-  cmd->add_option("--timeout", args->timeoutMs, "per-check timeout in milliseconds (0 = none)");
+  addDurationOption(cmd, "--timeout", args->timeoutMs,
+                    "per-check time budget: seconds as in herd7 (60, 1.5) or with a unit (250ms, 2min); 0 = none");
   cmd->add_option("--max-events", args->maxEvents, "refuse tests with more events than this");
   cmd->add_option("--dot", args->dotDir, "write witness graphs (DOT, and SVG when dot is installed) into DIR");
   cmd->add_option("--picture-base", args->pictureBase,

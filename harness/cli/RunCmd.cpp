@@ -57,7 +57,7 @@ int runRun(const RunArgs& a) {
       check::CheckOptions co;
       co.witnesses = false;
       check::Verdict v = check::checkTest(test, *model, name, co);
-      if (v.status != check::Status::Done) {
+      if (v.status != check::Status::Ok) {
         error = v.message.empty() ? "the checker could not decide the test" : v.message;
         return std::nullopt;
       }

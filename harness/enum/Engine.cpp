@@ -22,6 +22,7 @@ using Clock = std::chrono::steady_clock;
 
 // Thrown internally to stop the enumeration (timeout, candidate limit, cancel).
 struct Stop {
+  check::Status status;  // Timeout or Unknown
   std::string why;
 };
 
@@ -71,7 +72,7 @@ class Enumerator {
         return true;
       });
     } catch (const Stop& s) {
-      res.status = check::Status::Unknown;
+      res.status = s.status;
       res.message = s.why;
     } catch (const DiagnosticError& e) {
       res.status = check::Status::Error;
@@ -91,12 +92,12 @@ class Enumerator {
   // Stops the search when the budget is spent (checked every 256 candidates or search nodes).
   void budget() {
     if (((candidates_ + nodes_) & 255) != 0) return;
-    if (opts_.cancel && opts_.cancel->load()) throw Stop{"cancelled"};
+    if (opts_.cancel && opts_.cancel->load()) throw Stop{check::Status::Unknown, "cancelled"};
     if (opts_.maxCandidates && candidates_ > opts_.maxCandidates)
-      throw Stop{fmt::format("more than {} candidate executions", opts_.maxCandidates)};
+      throw Stop{check::Status::Unknown, fmt::format("more than {} candidate executions", opts_.maxCandidates)};
     if (opts_.timeoutSeconds > 0 && std::chrono::duration<double>(Clock::now() - t0_).count() > opts_.timeoutSeconds)
-      throw Stop{
-          fmt::format("timeout after {:.0f} ms ({} candidates examined)", opts_.timeoutSeconds * 1000, candidates_)};
+      throw Stop{check::Status::Timeout, fmt::format("timeout after {:.0f} ms ({} candidates examined)",
+                                                     opts_.timeoutSeconds * 1000, candidates_)};
   }
 
   void runSkeleton(const events::Skeleton& sk) {
@@ -354,7 +355,8 @@ class Enumerator {
       if (guardsHold()) solutions_.push_back(readVals_);
       return;
     }
-    if (guesses.size() >= 3) throw Stop{"value dependency cycle of an allowed candidate too large to solve"};
+    if (guesses.size() >= 3)
+      throw Stop{check::Status::Unknown, "value dependency cycle of an allowed candidate too large to solve"};
     // Guess a read that lies on a cycle: follow unknown dependencies until one repeats.
     size_t k = static_cast<size_t>(std::find(known.begin(), known.end(), 0) - known.begin());
     std::vector<char> seen(reads_.size(), 0);

@@ -22,7 +22,7 @@ namespace ptxmm::enumeration {
 struct EnumOptions {
   bool witnesses = true;                      ///< keep one witness execution per state
   uint64_t maxCandidates = 0;                 ///< 0 = unlimited; more → Status::Unknown
-  double timeoutSeconds = 0;                  ///< 0 = none; exceeded → Status::Unknown
+  double timeoutSeconds = 0;                  ///< 0 = none; exceeded → Status::Timeout
   const std::atomic<bool>* cancel = nullptr;  ///< set by the caller to stop early (→ Unknown)
 };
 

@@ -23,6 +23,7 @@ namespace {
 
 // Thrown internally when the solver gives up or a limit is hit.
 struct GiveUp {
+  check::Status status;  // Timeout or Unknown
   std::string why;
 };
 
@@ -58,7 +59,7 @@ class SmtRunner {
       std::optional<PathChoices> pc = pathChoices();
       if (pc) solve(*pc);
     } catch (const GiveUp& g) {
-      res.status = check::Status::Unknown;
+      res.status = g.status;
       res.message = g.why;
     } catch (const InternalBug& b) {
       res.status = check::Status::Error;
@@ -94,7 +95,8 @@ class SmtRunner {
       return pc;
     }
     if (events::countPathChoices(prog_) > kMaxPathChoices)
-      throw GiveUp{fmt::format("more than {} path combinations with execution barriers", kMaxPathChoices)};
+      throw GiveUp{check::Status::Unknown,
+                   fmt::format("more than {} path combinations with execution barriers", kMaxPathChoices)};
     std::vector<std::set<int>> used(nt);
     events::forEachPathChoice(prog_, [&](const std::vector<int>& choice) {
       for (size_t t = 0; t < nt; ++t) used[t].insert(choice[t]);
@@ -155,7 +157,8 @@ class SmtRunner {
       auto spent =
           std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0_).count();
       if (spent >= static_cast<long long>(opts_.timeoutMs))
-        throw GiveUp{fmt::format("solver timeout: the test's budget of {} ms is spent", opts_.timeoutMs)};
+        throw GiveUp{check::Status::Timeout,
+                     fmt::format("solver timeout: the test's budget of {} ms is spent", opts_.timeoutMs)};
       z3::params p(ctx_);
       p.set("timeout", static_cast<unsigned>(opts_.timeoutMs - static_cast<unsigned>(spent)));
       s.set(p);
@@ -164,8 +167,9 @@ class SmtRunner {
     if (r == z3::unknown) {
       std::string why = s.reason_unknown();
       if (why.find("timeout") != std::string::npos || why.find("canceled") != std::string::npos)
-        throw GiveUp{fmt::format("solver timeout: the test's budget of {} ms is spent", opts_.timeoutMs)};
-      throw GiveUp{"solver returned unknown: " + why};
+        throw GiveUp{check::Status::Timeout,
+                     fmt::format("solver timeout: the test's budget of {} ms is spent", opts_.timeoutMs)};
+      throw GiveUp{check::Status::Unknown, "solver returned unknown: " + why};
     }
     return r;
   }
@@ -486,7 +490,7 @@ class SmtRunner {
       recordState(u, pc, selection, terms, m, rf, co, sc, readVal, vals, key, ev);
       found.push_back({vals, key});
       if (states_.size() > opts_.maxStates)
-        throw GiveUp{fmt::format("more than {} distinct final states", opts_.maxStates)};
+        throw GiveUp{check::Status::Unknown, fmt::format("more than {} distinct final states", opts_.maxStates)};
       s.add(z3::implies(blockAct, z3::mk_or(diff)));
     }
     s.add(!blockAct);

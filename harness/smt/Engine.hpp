@@ -19,7 +19,7 @@ namespace ptxmm::smt {
 
 /// Options of the smt engine.
 struct SmtOptions {
-  unsigned timeoutMs = 0;        ///< budget for the whole test (all queries); 0 = none. Exceeded → Status::Unknown
+  unsigned timeoutMs = 0;        ///< budget for the whole test (all queries); 0 = none. Exceeded → Status::Timeout
   bool witnesses = true;         ///< extract one witness per state
   bool countExecutions = false;  ///< count allowed executions per state (slow); else 1 per state
   bool explain = true;           ///< unsat core of the condition's outcome when it is unreachable

@@ -104,7 +104,7 @@ TEST_CASE("fenceNecessity under ptx.cat: MP fences needed, the extra fence redun
   auto rep = fenceNecessity(t, ptxModel());
   REQUIRE(rep.models.size() == 1);
   const auto& ma = rep.models[0];
-  REQUIRE(ma.original.status == check::Status::Done);
+  REQUIRE(ma.original.status == check::Status::Ok);
   CHECK_FALSE(ma.badReachable);
   const auto* leading = siteAtLine(rep.sites, 0, 4);  // fence.acq_rel.cta before the data store
   const auto* writer = siteAtLine(rep.sites, 0, 6);   // fence between data and flag
@@ -165,7 +165,7 @@ forall (0:r0 == 1 \/ 1:r1 == 1)
   auto t = litmus::parseTest(sb, "sb.litmus");
   auto rep = fenceNecessity(t, {NamedModel{"sc", sc}});
   REQUIRE(rep.sites.size() == 2);
-  REQUIRE(rep.models[0].original.status == check::Status::Done);
+  REQUIRE(rep.models[0].original.status == check::Status::Ok);
   CHECK_FALSE(rep.models[0].badReachable);  // forall holds under SC: the negation is unreachable
   for (const auto& s : rep.models[0].sites) CHECK(s.necessity == Necessity::Redundant);
   // under ptx.cat the SC fences are what forbids the SB outcome

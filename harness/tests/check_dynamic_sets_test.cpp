@@ -56,7 +56,7 @@ check::Verdict run(check::Engine e, const litmus::Test& test, const cat::Model& 
 // Expected flags per state (r0, p), whatever the engine.
 void checkStates(const check::Verdict& v) {
   INFO(v.message);
-  REQUIRE(v.status == check::Status::Done);
+  REQUIRE(v.status == check::Status::Ok);
   REQUIRE(v.states.size() == 4);
   for (const auto& s : v.states) {
     INFO(s.key);
@@ -98,7 +98,7 @@ TEST_CASE("both engines agree on value-dependent sets", "[check][both][dynamic]"
     CHECK(ve.states[i].flags == vs.states[i].flags);
   }
   check::Verdict vb = run(check::Engine::Both, test, model);
-  CHECK(vb.status == check::Status::Done);
+  CHECK(vb.status == check::Status::Ok);
   CHECK(!vb.internalError);
 }
 
@@ -124,7 +124,7 @@ exists (1:r0 == 5)
     opts.engine = e;
     check::Verdict v = check::checkTest(test, model, "ptx", opts);
     INFO(v.message);
-    REQUIRE(v.status == check::Status::Done);
+    REQUIRE(v.status == check::Status::Ok);
     REQUIRE(v.states.size() == 2);
     for (const auto& s : v.states) {
       INFO(s.key);
