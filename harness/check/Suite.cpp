@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "cat/Model.hpp"
+#include "check/CiReport.hpp"
 #include "check/Dot.hpp"
 #include "litmus/Expectations.hpp"
 #include "litmus/Parser.hpp"
@@ -33,10 +34,11 @@ std::string joinFlags(const std::set<std::string>& s) {
 struct TestOutcome {
   std::string text;  // verdict text for stdout
   std::string diag;  // lines for stderr
-  enum Kind { Pass, Fail, Skip } kind = Pass;
+  enum Kind { Pass, Fail, Unchecked } kind = Pass;
   Status status = Status::Ok;  // of the check (Error also for unreadable files and bad .expect)
   bool internal = false;
   bool done = false;
+  TestRecord record;  // for --junit / --sarif
 };
 
 }  // namespace
@@ -99,15 +101,20 @@ std::string summaryLine(const SuiteSummary& s) {
   add(s.memory, "out of memory", "out of memory");
   add(s.unknown, "unknown", "unknown");
   if (!why.empty()) r += " (" + why + ")";
-  if (s.skipped) r += fmt::format(", {} skipped", s.skipped);
+  if (s.unchecked) r += fmt::format(", {} without expectation", s.unchecked);
   return r;
 }
 
 std::string summaryJson(const SuiteSummary& s) {
-  nlohmann::json j = {
-      {"passed", s.passed},  {"failed", s.failed},   {"errors", s.errors},   {"timeouts", s.timeouts},
-      {"memory", s.memory},  {"unknown", s.unknown}, {"skipped", s.skipped}, {"internalErrors", s.internalErrors},
-      {"seconds", s.seconds}};
+  nlohmann::json j = {{"passed", s.passed},
+                      {"failed", s.failed},
+                      {"errors", s.errors},
+                      {"timeouts", s.timeouts},
+                      {"memory", s.memory},
+                      {"unknown", s.unknown},
+                      {"withoutExpectation", s.unchecked},
+                      {"internalErrors", s.internalErrors},
+                      {"seconds", s.seconds}};
   return nlohmann::json{{"summary", j}}.dump();
 }
 
@@ -133,11 +140,13 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
 
   auto checkOne = [&](const std::filesystem::path& file, z3::context& ctx) {
     TestOutcome o;
+    o.record.file = file.string();
     std::error_code ec;
     if (!std::filesystem::is_regular_file(file, ec)) {
       o.kind = TestOutcome::Fail;
       o.status = Status::Error;
       o.diag = fmt::format("FAIL {}: error: no such litmus file\n", file.string());
+      o.record.message = "error: no such litmus file";
       return o;
     }
     litmus::ParseResult parsed = litmus::tryParseFile(file.string());
@@ -146,9 +155,16 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
       o.status = Status::Error;
       o.diag = fmt::format("FAIL {}: parse error\n", file.string());
       for (const auto& d : parsed.diagnostics) o.diag += "  " + d.str() + "\n";
+      o.record.message = "parse error";
+      for (const auto& d : parsed.diagnostics) o.record.message += "\n" + d.str();
+      if (!parsed.diagnostics.empty()) o.record.line = parsed.diagnostics.front().loc.line;
       return o;
     }
     Verdict v = checkTest(*parsed.test, model, modelName, options.check, &ctx);
+    o.record.name = v.testName;
+    o.record.seconds = v.seconds;
+    o.record.flags = v.flags;
+    o.record.conditionLine = conditionLineOf(file.string());
     std::ostringstream text;
     if (options.json)
       text << verdictJson(v) << "\n";
@@ -157,7 +173,14 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
       text << "\n";
     }
     o.text = text.str();
+    if (!options.junitPath.empty() && v.status == Status::Ok) {
+      std::ostringstream log;
+      printHerdLog(v, log, options.printTime);
+      o.record.log = log.str();
+    }
     if (v.status != Status::Ok) {
+      o.record.message = v.message;
+      o.record.line = messageLine(v.message, file.string());
       o.kind = TestOutcome::Fail;
       o.status = v.status;
       o.internal = v.internalError;
@@ -178,16 +201,24 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
     try {
       auto e = readExpectation(file, modelName);
       if (!e) {
-        o.kind = TestOutcome::Skip;
-        o.diag += fmt::format("NOEXPECT {}: no expectation for model '{}'\n", file.string(), modelName);
-      } else if (std::string m = expectationMismatch(v, *e); !m.empty()) {
-        o.kind = TestOutcome::Fail;
-        o.diag += fmt::format("FAIL {}: {}\n", file.string(), m);
+        o.kind = TestOutcome::Unchecked;
+        o.diag += fmt::format("NOEXPECT {}: no expectation for model '{}': verdict {}{} not compared\n", file.string(),
+                              modelName, toString(v.observation), v.flags.empty() ? "" : " " + joinFlags(v.flags));
+      } else {
+        o.record.expectedFlags = e->flags;
+        o.record.expectReason = e->reason;
+        if (std::string m = expectationMismatch(v, *e); !m.empty()) {
+          o.kind = TestOutcome::Fail;
+          o.diag += fmt::format("FAIL {}: {}\n", file.string(), m);
+          o.record.message = m;
+        }
       }
     } catch (const DiagnosticError& e) {
       o.kind = TestOutcome::Fail;
       o.status = Status::Error;
       o.diag += fmt::format("FAIL {}: {}\n", file.string(), e.what());
+      o.record.message = e.what();
+      o.record.line = 0;
     }
     return o;
   };
@@ -218,6 +249,8 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
         o.status = Status::Error;
         o.internal = true;
         o.diag = fmt::format("FAIL {}: internal error: {}\n", files[i].string(), e.what());
+        o.record.file = files[i].string();
+        o.record.message = std::string("internal error: ") + e.what();
       }
       o.done = true;
       {
@@ -234,6 +267,7 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
   for (int k = 0; k < jobs; ++k) pool.emplace_back(worker);
 
   SuiteSummary sum;
+  std::vector<TestRecord> records;
   for (size_t i = 0; i < files.size(); ++i) {
     TestOutcome o;
     {
@@ -248,7 +282,7 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
     switch (o.kind) {
       case TestOutcome::Pass: ++sum.passed; break;
       case TestOutcome::Fail: ++sum.failed; break;
-      case TestOutcome::Skip: ++sum.skipped; break;
+      case TestOutcome::Unchecked: ++sum.unchecked; break;
     }
     switch (o.status) {
       case Status::Ok: break;
@@ -258,6 +292,11 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
       case Status::Unknown: ++sum.unknown; break;
     }
     sum.internalErrors += o.internal;
+    o.record.status = o.status;
+    o.record.outcome = o.kind == TestOutcome::Pass   ? TestRecord::Pass
+                       : o.kind == TestOutcome::Fail ? TestRecord::Fail
+                                                     : TestRecord::Unchecked;
+    records.push_back(std::move(o.record));
     if (options.progress)
       err << fmt::format("[{}/{}] {} passed, {} failed {}", i + 1, files.size(), sum.passed, sum.failed,
                          files[i].filename().string())
@@ -266,6 +305,17 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
   for (auto& t : pool) t.join();
   if (options.progress) err << "\r\033[K" << std::flush;
   sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  auto writeReport = [&](const std::filesystem::path& path, auto&& write) {
+    if (path.empty()) return;
+    std::ofstream f(path);
+    if (f) write(f);
+    if (!f) throw DiagnosticError(SourceLoc{path.string(), 0, 0}, "cannot write the report file");
+  };
+  writeReport(options.junitPath, [&](std::ostream& f) {
+    writeJUnit(records, fmt::format("ptxmm check --model {} --engine {}", modelName, toString(options.check.engine)),
+               sum.seconds, f);
+  });
+  writeReport(options.sarifPath, [&](std::ostream& f) { writeSarif(records, options.toolVersion, f); });
   if (options.json)
     out << summaryJson(sum) << "\n";
   else

@@ -19,11 +19,14 @@ namespace ptxmm::check {
 struct SuiteOptions {
   CheckOptions check;
   std::filesystem::path modelPath = "models/ptx.cat";
-  int jobs = 0;                  ///< worker threads; 0 = all cores
-  bool json = false;             ///< JSON lines instead of herd logs
-  std::filesystem::path dotDir;  ///< non-empty: write witness graphs there
-  bool progress = false;         ///< progress line on `err` (caller decides: only on a terminal)
-  bool printTime = true;         ///< real times in `Time` lines (false: 0.00, for golden output)
+  int jobs = 0;                     ///< worker threads; 0 = all cores
+  bool json = false;                ///< JSON lines instead of herd logs
+  std::filesystem::path dotDir;     ///< non-empty: write witness graphs there
+  bool progress = false;            ///< progress line on `err` (caller decides: only on a terminal)
+  bool printTime = true;            ///< real times in `Time` lines (false: 0.00, for golden output)
+  std::filesystem::path junitPath;  ///< non-empty: write a JUnit XML report there (check/CiReport.hpp)
+  std::filesystem::path sarifPath;  ///< non-empty: write a SARIF 2.1.0 log of the findings there
+  std::string toolVersion;          ///< version named in the SARIF log
 };
 
 /// Counts of a suite run. A test whose status is not Ok (see Status) counts as failed, and in the
@@ -31,7 +34,7 @@ struct SuiteOptions {
 struct SuiteSummary {
   int passed = 0;
   int failed = 0;
-  int skipped = 0;         ///< no expectation for this model
+  int unchecked = 0;       ///< checked, verdict printed, but no expectation for this model to compare with
   int errors = 0;          ///< subset of failed: status error (parse/lowering/engine errors, bad .expect)
   int timeouts = 0;        ///< subset of failed: status timeout
   int memory = 0;          ///< subset of failed: status memory
@@ -41,7 +44,7 @@ struct SuiteSummary {
   double seconds = 0;      ///< wall time
 };
 
-/// The summary line: "N passed, N failed[ (N errors, N timeouts, ...)][, N skipped]".
+/// The summary line: "N passed, N failed[ (N errors, N timeouts, ...)][, N without expectation]".
 [[nodiscard]] std::string summaryLine(const SuiteSummary& s);
 
 /// The summary as one JSON object line for --json: {"summary":{"passed":N,"failed":N,"errors":N,...}}.

@@ -26,6 +26,8 @@ struct CheckArgs {
   unsigned enumBudgetMs = 20000;
   bool noTime = false;
   bool smtCount = false;
+  std::string junit;
+  std::string sarif;
   std::vector<std::string> paths;
 };
 
@@ -40,7 +42,10 @@ void addCheckCommand(CLI::App& app, int& exitCode) {
   cmd->add_option("--unroll", args->unroll, "loop unrolling bound")->check(CLI::Range(0, 64));
   addDurationOption(cmd, "--timeout", args->timeoutMs,
                     "per-test time budget: seconds as in herd7 (60, 1.5) or with a unit (250ms, 2min); 0 = none");
-  cmd->add_flag("--json", args->json, "JSON lines instead of herd7 logs");
+  cmd->add_flag("--json", args->json, "JSON Lines instead of herd7 logs (one object per test, then the summary)");
+  cmd->add_option("--junit", args->junit, "also write a JUnit XML report to FILE (one testcase per test)");
+  cmd->add_option("--sarif", args->sarif,
+                  "also write a SARIF 2.1.0 log to FILE (races, UB, deadlocks, wrong and undecided verdicts)");
   cmd->add_option("--dot", args->dotDir, "write Graphviz witness graphs into DIR");
   cmd->add_option("-j,--jobs", args->jobs, "parallel workers (default: all cores)")->check(CLI::Range(0, 1024));
   cmd->add_option("--max-events", args->maxEvents, "refuse tests with more events than this (status unknown)");
@@ -67,6 +72,9 @@ void addCheckCommand(CLI::App& app, int& exitCode) {
     opts.jobs = args->jobs;
     opts.json = args->json;
     opts.dotDir = args->dotDir;
+    opts.junitPath = args->junit;
+    opts.sarifPath = args->sarif;
+    opts.toolVersion = PTXMM_VERSION;
     opts.printTime = !args->noTime;
     opts.progress = isatty(STDERR_FILENO) != 0;
     std::error_code ec;

@@ -7,7 +7,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "ptxmm: check PTX litmus tests (async proxy, proxy fences, mbarrier, cluster launch control)\n"
       "against a cat model, and run them as stress kernels on a GPU."};
-  app.set_version_flag("--version", "ptxmm 0.1.0");
+  app.set_version_flag("--version", std::string("ptxmm ") + PTXMM_VERSION);
   app.require_subcommand(1);
   int exitCode = ptxmm::cli::kOk;
   ptxmm::cli::addParseCommand(app, exitCode);

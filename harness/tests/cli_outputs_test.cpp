@@ -1,14 +1,18 @@
 // What `ptxmm check` prints for tests it cannot decide (errors, timeouts, size caps, refused input),
 // for runs without tests, and how it reads durations: run as a user runs it, stdout and stderr apart.
+#include <expat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace fs = std::filesystem;
 
@@ -200,4 +204,104 @@ TEST_CASE("check --timeout takes seconds like herd7, or a unit", "[cli][options]
     CHECK(r.rc != 0);
     CHECK(r.err.find("not a duration") != std::string::npos);
   }
+}
+
+namespace {
+
+// A JUnit document read with expat: well-formed, and its elements with their attributes in order.
+struct XmlElement {
+  std::string name;
+  std::map<std::string, std::string> attrs;
+};
+
+std::vector<XmlElement> parseXml(const std::string& text) {
+  std::vector<XmlElement> elems;
+  XML_Parser p = XML_ParserCreate("UTF-8");
+  XML_SetUserData(p, &elems);
+  XML_SetStartElementHandler(p, [](void* data, const XML_Char* name, const XML_Char** atts) {
+    XmlElement e{name, {}};
+    for (int i = 0; atts[i]; i += 2) e.attrs[atts[i]] = atts[i + 1];
+    static_cast<std::vector<XmlElement>*>(data)->push_back(e);
+  });
+  bool ok = XML_Parse(p, text.data(), static_cast<int>(text.size()), 1) == XML_STATUS_OK;
+  std::string why = ok ? "" : XML_ErrorString(XML_GetErrorCode(p));
+  XML_ParserFree(p);
+  INFO(why);
+  REQUIRE(ok);
+  return elems;
+}
+
+}  // namespace
+
+TEST_CASE("check --junit and --sarif: one testcase per test, one result per finding", "[cli][ci]") {
+  Scratch s("ci");
+  // SC plus a flag on every external read, so that findings appear.
+  fs::path model =
+      s.write("flagged.cat", "\"flagged\"\nacyclic po | rf | co | fr as sc\nflag ~empty (rf & ext) as data-race\n");
+  s.write("t/pass.litmus", kMP);
+  s.write("t/pass.expect", "flagged: Never +data-race | SC forbids MP; the reads race by construction\n");
+  s.write("t/wrong.litmus", kMP);
+  s.write("t/wrong.expect", "flagged: Sometimes +data-race | deliberately wrong: expected allowed\n");
+  s.write("t/capped.litmus", kCoW3x2);
+  s.write("t/capped.expect", "flagged: Never | not reached: more final states than --max-states\n");
+  s.write("t/broken.litmus", "PTX broken\n{ x = 0 }\n P0@cta 0 ;\n frobnicate x ;\nexists (x == 1)\n");
+  fs::path junit = s.dir / "out" / "r.xml";
+  fs::path sarif = s.dir / "r.sarif";
+  fs::create_directories(junit.parent_path());
+  Run r = s.ptxmm("check --engine smt --max-states 3 --model " + model.string() + " --junit " + junit.string() +
+                  " --sarif " + sarif.string() + " " + (s.dir / "t").string());
+  INFO(r.out << r.err);
+  CHECK(r.rc == 2);
+  CHECK(r.out.find("1 passed, 3 failed (1 error, 1 unknown)") != std::string::npos);
+
+  // JUnit: well-formed XML, one testcase per litmus test; the wrong verdict is a failure, the
+  // undecided tests are errors typed by status.
+  std::vector<XmlElement> xml = parseXml(slurp(junit));
+  REQUIRE(!xml.empty());
+  CHECK(xml[0].name == "testsuites");
+  CHECK(xml[0].attrs["tests"] == "4");
+  CHECK(xml[0].attrs["failures"] == "1");
+  CHECK(xml[0].attrs["errors"] == "2");
+  std::map<std::string, std::string> caseResult;  // testcase file -> failure/error type ("" = passed)
+  std::string current;
+  for (const auto& e : xml) {
+    if (e.name == "testcase") {
+      current = fs::path(e.attrs.at("file")).filename().string();
+      caseResult[current] = "";
+      CHECK(!e.attrs.at("name").empty());
+      CHECK(e.attrs.count("time"));
+    } else if (e.name == "failure" || e.name == "error") {
+      REQUIRE(!current.empty());
+      caseResult[current] = e.name + ":" + e.attrs.at("type");
+      CHECK(!e.attrs.at("message").empty());
+    }
+  }
+  CHECK(caseResult == std::map<std::string, std::string>{{"broken.litmus", "error:error"},
+                                                         {"capped.litmus", "error:unknown"},
+                                                         {"pass.litmus", ""},
+                                                         {"wrong.litmus", "failure:verdict-mismatch"}});
+
+  // SARIF 2.1.0: every result names a declared rule and a location in the test; findings the
+  // expectation lists are suppressed notes, the rest errors.
+  nlohmann::json log = nlohmann::json::parse(slurp(sarif));
+  CHECK(log["version"] == "2.1.0");
+  REQUIRE(log["runs"].size() == 1);
+  const auto& run = log["runs"][0];
+  CHECK(run["tool"]["driver"]["name"] == "ptxmm");
+  std::set<std::string> ruleIds;
+  for (const auto& rule : run["tool"]["driver"]["rules"]) ruleIds.insert(rule["id"].get<std::string>());
+  std::multiset<std::string> found;  // "file rule level line"
+  for (const auto& res : run["results"]) {
+    CHECK(ruleIds.count(res["ruleId"].get<std::string>()) == 1);
+    CHECK(!res["message"]["text"].get<std::string>().empty());
+    const auto& loc = res["locations"][0]["physicalLocation"];
+    std::string uri = loc["artifactLocation"]["uri"];
+    int line = loc.contains("region") ? loc["region"]["startLine"].get<int>() : 0;
+    found.insert(fs::path(uri).filename().string() + " " + res["ruleId"].get<std::string>() + " " +
+                 res["level"].get<std::string>() + " " + std::to_string(line));
+    if (res["level"] == "note") CHECK(res["suppressions"][0]["kind"] == "external");
+  }
+  CHECK(found == std::multiset<std::string>{"broken.litmus not-decided error 4", "capped.litmus not-decided error 0",
+                                            "pass.litmus data-race note 0", "wrong.litmus data-race note 0",
+                                            "wrong.litmus verdict-mismatch error 6"});
 }
