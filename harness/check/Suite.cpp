@@ -272,7 +272,15 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
     TestOutcome o;
     {
       std::unique_lock<std::mutex> lock(mu);
-      cv.wait(lock, [&] { return results[i].done; });
+      // On a terminal, redraw the progress line (tests done, the test waited for, elapsed time) about
+      // twice a second while a long test runs.
+      while (!cv.wait_for(lock, std::chrono::milliseconds(500), [&] { return results[i].done; }))
+        if (options.progress) {
+          double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          err << fmt::format("\r\033[K[{}/{} done, {} failed, {:.0f} s] checking {}", i, files.size(), sum.failed,
+                             elapsed, files[i].string())
+              << std::flush;
+        }
       o = std::move(results[i]);
     }
     if (options.progress) err << "\r\033[K";
@@ -298,8 +306,9 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
                                                      : TestRecord::Unchecked;
     records.push_back(std::move(o.record));
     if (options.progress)
-      err << fmt::format("[{}/{}] {} passed, {} failed {}", i + 1, files.size(), sum.passed, sum.failed,
-                         files[i].filename().string())
+      err << fmt::format("[{}/{} done, {} failed, {:.0f} s] {}", i + 1, files.size(), sum.failed,
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                         files[i].string())
           << std::flush;
   }
   for (auto& t : pool) t.join();

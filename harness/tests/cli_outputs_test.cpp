@@ -305,3 +305,26 @@ TEST_CASE("check --junit and --sarif: one testcase per test, one result per find
                                             "pass.litmus data-race note 0", "wrong.litmus data-race note 0",
                                             "wrong.litmus verdict-mismatch error 6"});
 }
+
+TEST_CASE("check shows progress on a terminal and stays quiet when piped", "[cli][progress]") {
+  Scratch s("progress");
+  fs::path model = s.write("sc.cat", kScModel);
+  fs::path test = s.write("mp.litmus", kMP);
+  s.write("mp.expect", "sc: Never | SC forbids MP\n");
+  std::string args = "check --model " + model.string() + " " + test.string();
+  Run piped = s.ptxmm(args);
+  INFO(piped.out << piped.err);
+  CHECK(piped.rc == 0);
+  CHECK(piped.err.find("\033[") == std::string::npos);
+  CHECK(piped.err.find("done") == std::string::npos);
+  // script(1) runs the command on a pseudo-terminal.
+  std::string cmd =
+      "script -qec '" + std::string(PTXMM_EXE) + " " + args + "' /dev/null > " + (s.dir / "tty").string() + " 2>&1";
+  int status = std::system(cmd.c_str());
+  REQUIRE(WIFEXITED(status));
+  std::string tty = slurp(s.dir / "tty");
+  INFO(tty);
+  CHECK(tty.find("[1/1 done, 0 failed,") != std::string::npos);
+  CHECK(tty.find("mp.litmus") != std::string::npos);
+  CHECK(tty.find("\r\033[K") != std::string::npos);
+}
