@@ -1,5 +1,8 @@
 #include "cat/Model.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -98,7 +101,63 @@ struct Loader {
 
 }  // namespace
 
-fs::path libraryDir() { return fs::path(PTXMM_SOURCE_DIR) / "models"; }
+std::vector<fs::path> modelSearchDirs() {
+  std::vector<fs::path> dirs;
+  std::error_code ec;
+  auto add = [&](const fs::path& d) {
+    if (!fs::is_directory(d, ec)) return;
+    fs::path c = fs::weakly_canonical(d, ec);
+    if (std::find(dirs.begin(), dirs.end(), c) == dirs.end()) dirs.push_back(c);
+  };
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path dir = exe.parent_path();
+    fs::path d = dir;
+    for (int up = 0; up < 3 && !d.empty(); ++up, d = d.parent_path())  // a build tree: the sources' models
+      if (fs::is_regular_file(d / "CMakeCache.txt", ec)) {
+        add(fs::path(PTXMM_SOURCE_DIR) / "models");
+        break;
+      }
+    add(dir.parent_path() / "share" / "ptxmm" / "models");
+  }
+  add(fs::path(PTXMM_INSTALL_MODELS_DIR));
+  return dirs;
+}
+
+fs::path libraryDir() {
+  std::vector<fs::path> dirs = modelSearchDirs();
+  return dirs.empty() ? fs::path(PTXMM_SOURCE_DIR) / "models" : dirs.front();
+}
+
+fs::path findModel(const std::string& arg) {
+  std::error_code ec;
+  if (fs::is_regular_file(arg, ec)) return arg;
+  fs::path given(arg);
+  std::vector<std::string> names;
+  if (!given.empty() && given.is_relative()) {
+    std::string base = given.filename().string();
+    names.push_back(base);
+    if (given.extension() != ".cat") names.push_back(base + ".cat");
+  }
+  std::vector<fs::path> dirs = modelSearchDirs();
+  for (const auto& d : dirs)
+    for (const auto& n : names)
+      if (fs::is_regular_file(d / n, ec)) return d / n;
+  std::string where, shipped;
+  for (const auto& d : dirs) {
+    where += (where.empty() ? "" : ", ") + d.string();
+    if (!shipped.empty()) continue;
+    std::vector<std::string> ms;
+    for (const auto& e : fs::directory_iterator(d, ec))
+      if (e.path().extension() == ".cat" && e.path().stem() != "stdlib") ms.push_back(e.path().stem().string());
+    std::sort(ms.begin(), ms.end());
+    for (const auto& m : ms) shipped += (shipped.empty() ? "" : ", ") + m;
+  }
+  std::string msg = fmt::format("model '{}' not found: no such file", arg);
+  if (!dirs.empty()) msg += fmt::format(", and no shipped model of that name in {}", where);
+  if (!shipped.empty()) msg += fmt::format(" (shipped: {})", shipped);
+  throw DiagnosticError(SourceLoc{arg, 0, 0}, msg);
+}
 
 Model loadModel(const fs::path& path, const LoadOptions& opts) {
   Loader l{opts, {}};

@@ -26,8 +26,21 @@ struct LoadOptions {
   bool prelude = true;                             ///< auto-include stdlib.cat first
 };
 
-/// The ptxmm library directory `models/` of the source tree (last include search directory).
+/// Directories holding the shipped models, searched in order: the source tree's `models/` when the
+/// running binary sits in a build tree (a CMakeCache.txt in its directory or a parent), then
+/// `<binary dir>/../share/ptxmm/models` (an installed, relocatable tree), then the configured
+/// install directory. Only existing directories are returned.
+[[nodiscard]] std::vector<std::filesystem::path> modelSearchDirs();
+
+/// The library directory (stdlib.cat and the shipped models; last include search directory): the
+/// first of modelSearchDirs(), else the source tree's `models/`.
 [[nodiscard]] std::filesystem::path libraryDir();
+
+/// The model file that `--model ARG` names: ARG itself if it is a file; else a shipped model of that
+/// name (`ptx`, `ptx-cta-proxy-fence`, `ptx.cat`, or the file name of a relative path such as
+/// `models/ptx.cat`) in modelSearchDirs(). Throws DiagnosticError naming where it looked and the
+/// shipped models when there is none (the one wording of every subcommand).
+[[nodiscard]] std::filesystem::path findModel(const std::string& arg);
 
 /// Parses and resolves the model file `path` (includes searched in: the including file's
 /// directory, opts.includeDirs, libraryDir()). Throws DiagnosticError (file:line:col) on bad input,

@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include "cat/Model.hpp"
 #include "check/Suite.hpp"
 #include "cli/Commands.hpp"
 #include "cli/Options.hpp"
@@ -15,7 +16,7 @@ namespace {
 
 struct CheckArgs {
   std::string engine = "smt";
-  std::string model = "models/ptx.cat";
+  std::string model = "ptx";
   int unroll = 2;
   unsigned timeoutMs = 0;
   bool json = false;
@@ -38,7 +39,9 @@ void addCheckCommand(CLI::App& app, int& exitCode) {
   auto* cmd = app.add_subcommand("check", "check litmus tests against a cat model (herd7-format verdicts)");
   cmd->add_option("--engine", args->engine, "engine: smt, enum or both (both: cross-check)")
       ->check(CLI::IsMember({"smt", "enum", "both"}));
-  cmd->add_option("--model", args->model, "cat model file (its stem names the .expect line)");
+  cmd->add_option("--model", args->model,
+                  "cat model: a file, or a shipped model by name (ptx, ptx-cta-proxy-fence, ...; default ptx); its "
+                  "stem names the .expect line");
   cmd->add_option("--unroll", args->unroll, "loop unrolling bound")->check(CLI::Range(0, 64));
   addDurationOption(cmd, "--timeout", args->timeoutMs,
                     "per-test time budget: seconds as in herd7 (60, 1.5) or with a unit (250ms, 2min); 0 = none");
@@ -68,7 +71,13 @@ void addCheckCommand(CLI::App& app, int& exitCode) {
     opts.check.smtCount = args->smtCount;
     opts.check.enumBudgetMs = args->enumBudgetMs;
     opts.check.witnesses = true;
-    opts.modelPath = args->model;
+    try {
+      opts.modelPath = cat::findModel(args->model);
+    } catch (const DiagnosticError& e) {
+      std::cerr << "ptxmm check: " << e.what() << "\n";
+      exitCode = kUserError;
+      return;
+    }
     opts.jobs = args->jobs;
     opts.json = args->json;
     opts.dotDir = args->dotDir;
@@ -77,12 +86,6 @@ void addCheckCommand(CLI::App& app, int& exitCode) {
     opts.toolVersion = PTXMM_VERSION;
     opts.printTime = !args->noTime;
     opts.progress = isatty(STDERR_FILENO) != 0;
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(args->model, ec)) {
-      std::cerr << "ptxmm check: error: model file '" << args->model << "' not found\n";
-      exitCode = kUserError;
-      return;
-    }
     try {
       check::SuiteSummary s = check::runSuite(args->paths, opts, std::cout, std::cerr);
       if (s.internalErrors > 0)

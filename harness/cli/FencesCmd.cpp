@@ -9,6 +9,7 @@
 
 #include "analysis/FenceNecessity.hpp"
 #include "analysis/ModelMutation.hpp"
+#include "cat/Model.hpp"
 #include "check/Suite.hpp"
 #include "cli/Commands.hpp"
 #include "cli/Options.hpp"
@@ -49,14 +50,14 @@ check::CheckOptions checkOptions(const FencesArgs& a) {
 }
 
 int runFences(const FencesArgs& a, std::ostream& out) {
-  std::vector<std::filesystem::path> modelPaths;
-  for (const auto& m : a.models) modelPaths.emplace_back(m);
-  if (modelPaths.empty()) modelPaths = analysis::defaultModelPaths("models");
   std::vector<analysis::NamedModel> models;
   try {
+    std::vector<std::filesystem::path> modelPaths;
+    for (const auto& m : a.models) modelPaths.push_back(cat::findModel(m));
+    if (modelPaths.empty()) modelPaths = analysis::defaultModelPaths(cat::findModel("ptx").parent_path());
     models = analysis::loadModels(modelPaths);
   } catch (const DiagnosticError& e) {
-    std::cerr << e.what() << "\n";
+    std::cerr << "ptxmm fences: " << e.what() << "\n";
     return kUserError;
   }
   analysis::FenceOptions fo;
@@ -98,14 +99,15 @@ int runFences(const FencesArgs& a, std::ostream& out) {
 }
 
 int runCoverage(const FencesArgs& a, std::ostream& out) {
-  std::string modelPath = a.models.empty() ? std::string("models/ptx.cat") : a.models.front();
   if (a.models.size() > 1) std::cerr << "ptxmm fences: note: --axiom-coverage uses only the first --model\n";
+  std::string modelPath;
   cat::Model model;
   try {
+    modelPath = cat::findModel(a.models.empty() ? std::string("ptx") : a.models.front()).string();
     auto ms = analysis::loadModels({modelPath});
     model = ms.front().model;
   } catch (const DiagnosticError& e) {
-    std::cerr << e.what() << "\n";
+    std::cerr << "ptxmm fences: " << e.what() << "\n";
     return kUserError;
   }
   std::vector<std::filesystem::path> tests;
@@ -147,7 +149,9 @@ void addFencesCommand(CLI::App& app, int& exitCode) {
       "fences",
       "fence-necessity analysis: which fences, proxy fences, barriers and waits of each test are necessary "
       "(removing or weakening one at a time), per model; --axiom-coverage: which tests need each model rule");
-  cmd->add_option("--model", args->models, "cat model (repeatable; default: models/ptx.cat and every models/ptx-*.cat)")
+  cmd->add_option(
+         "--model", args->models,
+         "cat model: a file or a shipped model by name (repeatable; default: ptx and every shipped ptx-* variant)")
       ->allow_extra_args(false);
   cmd->add_option("--engine", args->engine, "engine: smt, enum or both")->check(CLI::IsMember({"smt", "enum", "both"}));
   cmd->add_option("--unroll", args->unroll, "loop unrolling bound")->check(CLI::Range(0, 64));

@@ -19,7 +19,7 @@ struct RunArgs {
   uint64_t iterations = 0;
   std::string params;
   std::string json;
-  std::string model = "models/ptx.cat";
+  std::string model = "ptx";
   std::string arch;
   bool noModel = false;
 };
@@ -45,13 +45,15 @@ int runRun(const RunArgs& a) {
   opt.archOverride = a.arch;
   if (!a.noModel) {
     std::shared_ptr<cat::Model> model;
+    std::filesystem::path modelPath;
     try {
-      model = std::make_shared<cat::Model>(cat::loadModel(a.model));
+      modelPath = cat::findModel(a.model);
+      model = std::make_shared<cat::Model>(cat::loadModel(modelPath));
     } catch (const DiagnosticError& e) {
-      std::cerr << e.diagnostic().str() << "\n";
+      std::cerr << "ptxmm run: " << e.what() << "\n";
       return kUserError;
     }
-    const std::string name = std::filesystem::path(a.model).stem().string();
+    const std::string name = modelPath.stem().string();
     opt.modelName = name;
     opt.oracle = [model, name](const litmus::Test& test, std::string& error) -> std::optional<report::ModelStates> {
       check::CheckOptions co;
@@ -79,7 +81,8 @@ void addRunCommand(CLI::App& app, int& exitCode) {
   cmd->add_option("--iterations", args->iterations, "test instances per test (default: params file, else 1e6)");
   cmd->add_option("--params", args->params, "stress parameters (JSON, see docs/hardware/README.md)");
   cmd->add_option("--json", args->json, "write JSON results here");
-  cmd->add_option("--model", args->model, "cat model for the model-vs-hardware comparison");
+  cmd->add_option("--model", args->model,
+                  "cat model for the model-vs-hardware comparison: a file or a shipped model by name (default ptx)");
   cmd->add_flag("--no-model", args->noModel, "skip the model comparison");
   cmd->add_option("--arch", args->arch, "force the target (sm_90a / sm_100a)")
       ->check(CLI::IsMember({"sm_90a", "sm_100a"}));

@@ -328,3 +328,52 @@ TEST_CASE("check shows progress on a terminal and stays quiet when piped", "[cli
   CHECK(tty.find("mp.litmus") != std::string::npos);
   CHECK(tty.find("\r\033[K") != std::string::npos);
 }
+
+TEST_CASE("models are found by name, and an installed ptxmm finds its own models", "[cli][models]") {
+  Scratch s("install");
+  s.write("mp.litmus", kMP);
+  s.write("mp.expect", "ptx: Never | relaxed MP: not observed\n");  // deliberately wrong for ptx: Sometimes
+  // From the build tree: shipped models by name, and one wording for a missing model in every subcommand.
+  Run byName = s.ptxmm("check --model ptx " + (s.dir / "mp.litmus").string());
+  INFO(byName.out << byName.err);
+  CHECK(byName.out.find("Observation MP Sometimes") != std::string::npos);
+  for (const char* sub : {"check", "fences", "run"}) {
+    Run r = s.ptxmm(std::string(sub) + " --model no-such-model " + (s.dir / "mp.litmus").string());
+    INFO(sub << "\n" << r.out << r.err);
+    CHECK(r.rc == 2);
+    CHECK(r.err.find(std::string("ptxmm ") + sub + ": no-such-model: error: model 'no-such-model' not found") !=
+          std::string::npos);
+    CHECK(r.err.find("(shipped: ") != std::string::npos);
+    CHECK(r.err.find("ptx-cta-proxy-fence") != std::string::npos);
+  }
+  // cmake --install into a prefix, then run the installed binary from outside the repository.
+  fs::path build = fs::path(PTXMM_EXE).parent_path();
+  fs::path prefix = s.dir / "prefix";
+  std::string install = "cmake --install " + build.string() + " --prefix " + prefix.string() + " >" +
+                        (s.dir / "install.log").string() + " 2>&1";
+  REQUIRE(std::system(install.c_str()) == 0);
+  fs::path exe = prefix / "bin" / "ptxmm";
+  REQUIRE(fs::is_regular_file(exe));
+  CHECK(fs::is_regular_file(prefix / "share" / "ptxmm" / "models" / "ptx.cat"));
+  CHECK(fs::is_regular_file(prefix / "share" / "ptxmm" / "models" / "stdlib.cat"));
+  auto runInstalled = [&](const std::string& args) {
+    Run r;
+    std::string cmd = "cd " + s.dir.string() + " && " + exe.string() + " " + args + " >stdout 2>stderr";
+    int status = std::system(cmd.c_str());
+    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(s.dir / "stdout");
+    r.err = slurp(s.dir / "stderr");
+    return r;
+  };
+  for (const char* m : {"ptx", "ptx-cta-proxy-fence", "ptx.cat"}) {
+    Run r = runInstalled(std::string("check --model ") + m + " mp.litmus");
+    INFO(m << "\n" << r.out << r.err);
+    CHECK(r.out.find("Observation MP Sometimes") != std::string::npos);
+  }
+  Run missing = runInstalled("check --model no-such-model mp.litmus");
+  INFO(missing.err);
+  CHECK(missing.rc == 2);
+  // It looked in the installed tree, not in the source tree it was built from.
+  CHECK(missing.err.find((prefix / "share" / "ptxmm" / "models").string()) != std::string::npos);
+  CHECK(missing.err.find(std::string(PTXMM_SOURCE_DIR) + "/models") == std::string::npos);
+}
