@@ -271,9 +271,9 @@ def gen_mp():
     add(Test(fam, "MP+bar.sync-in-cta", [["st.weak x, 1", "bar.cta.sync 0"], ["bar.cta.sync 0", "ld.weak r0, x"]],
              "exists (P1:r0 == 0)", [ptx("Never", False, "§8.9.4: bar.sync synchronizes with bar.sync on the same barrier; causality orders the write before the read (§8.10.6), no race"), sc("Never", "SC with barrier order (sc.cat barrier-order): the read follows the barrier that follows the write")],
              init=["x = 0"], placement="cta", docs=["MP through bar.sync within one CTA"]))
-    add(Test(fam, "MP+bar.arrive+bar.sync-in-cta", [["st.weak x, 1", "bar.cta.arrive 0, 2"], ["bar.cta.sync 0, 2", "ld.weak r0, x"]],
+    add(Test(fam, "MP+bar.arrive+bar.sync-in-cta", [["st.weak x, 1", "bar.arrive 0, 2"], ["bar.sync 0, 2", "ld.weak r0, x"]],
              "exists (P1:r0 == 0)", [ptx("Never", False, "§8.9.4: bar.arrive synchronizes with bar.sync on the same barrier (producer/consumer form)"), sc("Never", "SC with barrier order (sc.cat barrier-order): the read follows the barrier that follows the write")],
-             init=["x = 0"], placement="cta", docs=["MP through bar.arrive (producer) / bar.sync (consumer) within one CTA"]))
+             init=["x = 0"], placement="cta", docs=["MP through bar.arrive (producer) / bar.sync (consumer) within one CTA (PTX spelling `a, b` in the column layout)"]))
     add(Test(fam, "MP+bar.sync+read-before-in-cta", [["st.weak x, 1", "bar.cta.sync 0"], ["ld.weak r0, x", "bar.cta.sync 0"]],
              "exists (P1:r0 == 0)", [ptx("Sometimes", True, "§8.9.4: the read is before the barrier, unordered with the write: race (§8.7.1)"),
                                      sc("Sometimes", "the read may run before the write")],

@@ -160,6 +160,7 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
       if (!parsed.diagnostics.empty()) o.record.line = parsed.diagnostics.front().loc.line;
       return o;
     }
+    for (const auto& w : parsed.test->warnings) o.diag += w.str() + "\n";
     Verdict v = checkTest(*parsed.test, model, modelName, options.check, &ctx);
     o.record.name = v.testName;
     o.record.seconds = v.seconds;

@@ -120,6 +120,10 @@ Verdict makeVerdict(const litmus::Test& test, EngineResult result) {
   v.forbiddenBy = std::move(result.forbiddenBy);
   v.status = result.status;
   v.message = std::move(result.message);
+  // The engines mark executions in which no thread blocks with the internal flag "completes".
+  bool complete = false;
+  for (auto& s : v.states) complete = (s.flags.erase("completes") > 0 || s.flags.count("deadlock") == 0) || complete;
+  v.noCompleteExecution = !v.states.empty() && !complete;
   finalizeVerdict(v);
   return v;
 }
@@ -134,6 +138,7 @@ void printHerdLog(const Verdict& v, std::ostream& os, bool printTime) {
   os << "Witnesses\n";
   os << "Positive: " << v.positive << " Negative: " << v.negative << "\n";
   for (const auto& f : v.flags) os << "Flag " << f << "\n";
+  if (v.noCompleteExecution) os << "No complete execution: every execution deadlocks\n";
   os << "Condition " << v.condition << "\n";
   uint64_t t = forall ? v.negative : v.positive;
   uint64_t f = forall ? v.positive : v.negative;
@@ -167,6 +172,7 @@ std::string verdictJson(const Verdict& v, bool withWitnesses) {
   j["countsAreExecutions"] = v.countsAreExecutions;
   j["observation"] = toString(v.observation);
   j["flags"] = v.flags;
+  j["noCompleteExecution"] = v.noCompleteExecution;
   j["forbiddenBy"] = v.forbiddenBy;
   j["time"] = v.seconds;
   json states = json::array();

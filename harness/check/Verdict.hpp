@@ -94,6 +94,9 @@ struct Verdict {
   bool countsAreExecutions = true;  ///< see EngineResult
   Observation observation = Observation::Never;
   std::set<std::string> flags;  ///< union of the states' flags
+  /// Every allowed execution deadlocks (some thread waits forever at a barrier): the test has no
+  /// complete execution, its final states are those of blocked executions (log line, JSON field).
+  bool noCompleteExecution = false;
   /// Forbidden outcome (the condition's proposition, negated for forall) → names of the axioms
   /// that forbid it (an unsat core); empty when the outcome is reachable.
   std::vector<std::string> forbiddenBy;

@@ -32,6 +32,7 @@ void addParseCommand(CLI::App& app, int& exitCode) {
         failed = true;
         continue;
       }
+      for (const auto& w : r.test->warnings) std::cerr << w.str() << "\n";
       if (opts->hashOnly) {
         std::cout << f << " Hash=" << litmus::testHash(*r.test) << "\n";
       } else {

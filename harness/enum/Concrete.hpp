@@ -167,7 +167,8 @@ inline void addExecutionFlags(check::StateResult& st, const cat::Outcome<cat::Bi
   for (auto& f : cat::raisedFlags(o)) st.flags.insert(f);
   if (undefinedByPath || cat::isUndefined(o)) st.flags.insert("undefined");
   if (sk.cut) st.flags.insert("cut");
-  if (sk.blocked) st.flags.insert("deadlock");
+  // "completes" is internal (check/ strips it): an execution in which no thread blocks.
+  st.flags.insert(sk.blocked ? "deadlock" : "completes");
 }
 
 /// Immediate pairs of a transitive relation (r \ r;r), for readable graphs.

@@ -98,10 +98,7 @@ struct ExecBarrier {
   int group = -1;                 ///< CTA id (named barrier) or cluster id
   int64_t id = 0;                 ///< barrier name (0 for the cluster barrier)
   std::vector<int> participants;  ///< real threads of the CTA / cluster
-  /// Arrivals that complete a generation (the thread count operand of bar.sync/bar.arrive, in litmus
-  /// threads), or -1: every participant arrives or has exited (its path ends `Normal`).
-  int expected = -1;
-  std::string name;  ///< "bar 0 @cta0", "barrier.cluster @cluster0"
+  std::string name;               ///< "bar 0 @cta0", "barrier.cluster @cluster0"
 };
 
 /// What one path does at one execution barrier.
@@ -110,6 +107,11 @@ struct BarrierUse {
   int arrived = 0;          ///< arrivals of the path (it reached generations 0 .. arrived-1)
   std::vector<int> passed;  ///< generations whose completion the path waited for and got past
   int blockedGen = -1;      ///< >= 0: the path ends waiting for this generation (PathEnd::Blocked)
+  /// Generation -> the thread count operand the path used there (bar.sync/bar.arrive `a, b`, in litmus
+  /// threads): that many arrivals complete the generation. A generation absent here waits for every
+  /// participant (arrived or exited, its path ending `Normal`). Counts may differ between generations
+  /// (the barrier is reinitialised when it completes, PTX ISA 9.2 §9.7.13.1).
+  std::map<int, int> counts;
 };
 
 /// One control-flow path of one real thread (loops unrolled to the bound).

@@ -130,7 +130,8 @@ struct SyncRecord {
   int group;   // CTA (bar) or cluster (cluster barrier)
   int64_t id;  // barrier id (bar) or 0
   int gen;
-  bool isSync;  // bar.sync / cluster wait
+  bool isSync;     // bar.sync / cluster wait
+  int count = -1;  // thread count of a named-barrier use (-1: all participants)
 };
 
 /// The EXIT event of a path that ends normally, with its arrivals per execution barrier.
@@ -471,6 +472,30 @@ class Lowerer {
       default: fail(o.src, "expected a register or an immediate value");
     }
   }
+
+  /// The value of `v` on this path among lo..hi (`is(k)`: the condition "v reads as k"): a constant is
+  /// taken as is; otherwise the path forks (the alternative re-executes the instruction knowing
+  /// `is(k)` false). nullopt: v is none of them on this path.
+  template <class Is>
+  std::optional<int64_t> pickValue(PathState& st, ExprId v, std::vector<PathState>& work, Is is, int64_t lo,
+                                   int64_t hi) {
+    if (prog_.exprs.isConst(v)) {
+      for (int64_t k = lo; k <= hi; ++k)
+        if (prog_.exprs.node(is(k)).value != 0) return k;
+      return std::nullopt;
+    }
+    for (int64_t k = lo; k <= hi; ++k)
+      if (decide(st, is(k), work, [](PathState&) {})) return k;
+    return std::nullopt;
+  }
+
+  size_t threadsOfCta(int cta) const {
+    size_t n = 0;
+    for (const auto& th : test_.threads) n += th.where.cta == cta ? 1 : 0;
+    return n;
+  }
+
+  static std::string printInstrShort(const Instr& in) { return std::string(ptx::opInfo(in.op).mnemonic); }
 
   int64_t constValue(PathState& st, const Operand& o, const char* what) {
     ExprId v = value(st, o);
@@ -829,13 +854,11 @@ class Lowerer {
     for (const auto& x : exits_)
       for (size_t b = 0; b < prog_.barriers.size(); ++b) {
         const ExecBarrier& B = prog_.barriers[b];
-        if (B.expected >= 0 ||
-            std::find(B.participants.begin(), B.participants.end(), x.thread) == B.participants.end())
-          continue;
+        if (std::find(B.participants.begin(), B.participants.end(), x.thread) == B.participants.end()) continue;
         auto it = x.arrived.find(static_cast<int>(b));
         const int from = it == x.arrived.end() ? 0 : it->second;
         for (const auto& w : B.cluster ? clusterWaits_ : bars_)
-          if (w.isSync && w.thread != x.thread && w.group == B.group && w.id == B.id && w.gen >= from)
+          if (w.isSync && w.count < 0 && w.thread != x.thread && w.group == B.group && w.id == B.id && w.gen >= from)
             rels_["exit-sync"].insert({x.ev, w.ev});
       }
   }
@@ -978,8 +1001,8 @@ class Lowerer {
   }
 
   /// The execution barrier (cluster barrier of `group`, or named barrier `id` of CTA `group`) used by
-  /// `in`; `count` is the thread-count operand (-1 if none), converted to litmus threads.
-  int barrierOf(bool cluster, int group, int64_t id, int count, const Instr& in) {
+  /// `in`.
+  int barrierOf(bool cluster, int group, int64_t id) {
     auto key = std::make_tuple(cluster, group, id);
     auto it = barrierIndex_.find(key);
     if (it == barrierIndex_.end()) {
@@ -994,14 +1017,6 @@ class Lowerer {
       }
       it = barrierIndex_.emplace(key, static_cast<int>(prog_.barriers.size())).first;
       prog_.barriers.push_back(std::move(b));
-    }
-    ExecBarrier& b = prog_.barriers[static_cast<size_t>(it->second)];
-    if (count >= 0) {
-      if (b.expected >= 0 && b.expected != count)
-        fail(in.src, fmt::format("{} is used with thread counts of {} and {} litmus threads (PTX 9.7.13.1: all "
-                                 "uses of a barrier must agree)",
-                                 b.name, b.expected, count));
-      b.expected = count;
     }
     return it->second;
   }
@@ -1038,7 +1053,10 @@ class Lowerer {
   /// fewer threads than the count may reach it) on one of its paths known so far.
   bool mayStayIncomplete(int b, int gen, int t, const Path& waiting) const {
     const ExecBarrier& B = prog_.barriers[static_cast<size_t>(b)];
-    if (B.expected < 0) {
+    const BarrierUse* own = useOf(waiting, b);
+    auto c = own ? own->counts.find(gen) : std::map<int, int>::const_iterator{};
+    const int expected = own && c != own->counts.end() ? c->second : -1;
+    if (expected < 0) {
       for (int u : B.participants) {
         if (u == t) {
           if (arrivals(waiting, b) <= gen) return true;  // waits without having arrived
@@ -1056,27 +1074,35 @@ class Lowerer {
       for (const Path& q : prog_.paths[static_cast<size_t>(u)]) all = all && arrivals(q, b) > gen;
       surely += all ? 1 : 0;
     }
-    return surely < B.expected;
+    return surely < expected;
   }
 
   /// Adds the paths blocked at a barrier wait whose generation may stay incomplete, to a fixpoint (a new
   /// blocked path is one more way for its thread not to arrive at later barriers).
+  /// Greatest fixpoint: every candidate first (waits may stay incomplete because the other threads
+  /// block too, e.g. two threads waiting on different barriers), then candidates whose generation
+  /// completes whatever the other threads' paths are dropped until none changes. barriersConsistent
+  /// then keeps exactly the consistent combinations.
   void addBarrierBlockedPaths() {
-    std::vector<std::vector<bool>> added(barrierCandidates_.size());
-    for (size_t t = 0; t < barrierCandidates_.size(); ++t) added[t].assign(barrierCandidates_[t].size(), false);
+    std::vector<size_t> base(barrierCandidates_.size());
+    for (size_t t = 0; t < barrierCandidates_.size(); ++t) {
+      base[t] = prog_.paths[t].size();
+      checkPathLimit(static_cast<int>(t), barrierCandidates_[t].size());
+      for (const Path& c : barrierCandidates_[t]) prog_.paths[t].push_back(c);
+    }
     for (bool changed = true; changed;) {
       changed = false;
       for (size_t t = 0; t < barrierCandidates_.size(); ++t)
-        for (size_t k = 0; k < barrierCandidates_[t].size(); ++k) {
-          if (added[t][k]) continue;
-          const Path& c = barrierCandidates_[t][k];
+        for (size_t k = base[t]; k < prog_.paths[t].size();) {
+          const Path& c = prog_.paths[t][k];
           const BarrierUse* u = nullptr;
           for (const auto& x : c.barriers)
             if (x.blockedGen >= 0) u = &x;
-          if (!u || !mayStayIncomplete(u->barrier, u->blockedGen, static_cast<int>(t), c)) continue;
-          checkPathLimit(static_cast<int>(t), 1);
-          prog_.paths[t].push_back(c);
-          added[t][k] = true;
+          if (u && mayStayIncomplete(u->barrier, u->blockedGen, static_cast<int>(t), c)) {
+            ++k;
+            continue;
+          }
+          prog_.paths[t].erase(prog_.paths[t].begin() + static_cast<std::ptrdiff_t>(k));
           changed = true;
         }
     }
@@ -1228,7 +1254,7 @@ class Lowerer {
   }
 
   std::string atomOp(const Instr& in) const {
-    for (const char* f : {"add", "inc", "dec", "min", "max", "and", "or", "xor", "exch", "cas"})
+    for (const char* f : {"add", "inc", "dec", "min", "max", "and", "or", "xor", "exch", "cas", "sub", "mul", "div"})
       if (in.hasFlag(f)) return f;
     fail(in.src, "atom/red without an operation (.add, .cas, .exch, ...)");
   }
@@ -1236,6 +1262,10 @@ class Lowerer {
   ExprId atomNext(const std::string& op, ExprId old, ExprId b, ExprId c) {
     auto& X = prog_.exprs;
     if (op == "add") return X.make(ExprOp::Add, {old, b});
+    // Dat3M operations (no PTX counterpart; the parser warned): sub = add of the negation.
+    if (op == "sub") return X.make(ExprOp::Sub, {old, b});
+    if (op == "mul") return X.make(ExprOp::Mul, {old, b});
+    if (op == "div") return X.make(ExprOp::Div, {old, b});
     if (op == "and") return X.make(ExprOp::And, {old, b});
     if (op == "or") return X.make(ExprOp::Or, {old, b});
     if (op == "xor") return X.make(ExprOp::Xor, {old, b});
@@ -1310,13 +1340,16 @@ class Lowerer {
         return Flow::Next;
       }
       case OpId::Atom:
-      case OpId::Red: {
-        bool isRed = in.op == OpId::Red;
+      case OpId::Red:
+      case OpId::Suatom:
+      case OpId::Sured: {
+        bool isRed = in.op == OpId::Red || in.op == OpId::Sured;
         size_t ai = isRed ? 0 : 1;
         Access a = resolve(st, operand(in, ai, "address"), in.space, in);
         Sem s = in.sem == Sem::None ? Sem::Relaxed : in.sem;
-        if (s == Sem::Weak) fail(in.src, "atomic operations cannot be .weak");
-        Scope sc = in.scope == Scope::None ? Scope::Gpu : in.scope;
+        // `.weak`: the Dat3M weak read-modify-write (atomic, not morally strong), no scope.
+        if (s == Sem::Weak && !in.dialect) fail(in.src, "atomic operations cannot be .weak");
+        Scope sc = s == Sem::Weak ? Scope::None : in.scope == Scope::None ? Scope::Gpu : in.scope;
         std::string op = atomOp(in);
         ExprId b = value(st, operand(in, ai + 1, "source"));
         ExprId c = op == "cas" ? value(st, operand(in, ai + 2, "new value")) : X.constant(0);
@@ -1435,24 +1468,58 @@ class Lowerer {
       // ---- execution barriers ----
       case OpId::BarSync:
       case OpId::BarArrive: {
-        int64_t id = constValue(st, operand(in, 0, "barrier id"), "the barrier id");
+        // The barrier id and the thread count may be registers whose value the execution decides: the
+        // path forks over their possible values (ids 0..15; counts 1..the CTA's threads), so barriers
+        // pair only when their runtime ids are equal (PTX ISA 9.2 §9.7.13.1).
+        const int cta = thread(curThread_).where.cta;
+        const ExprId idv = value(st, operand(in, 0, "barrier id"));
+        std::optional<int64_t> idk = pickValue(
+            st, idv, work,
+            [&](int64_t k) {
+              return X.make(ExprOp::Eq, {idv, X.constant(k)});
+            },
+            0, 15);
+        if (!idk) {
+          st.undefinedIf.push_back({X.constant(1), fmt::format("{}: barrier id outside 0..15 (PTX ISA 9.2 §9.7.13.1)",
+                                                               printInstrShort(in))});
+          return Flow::Next;
+        }
+        const int64_t id = *idk;
         bool sync = in.op == OpId::BarSync;
         int count = -1;
         if (in.operands.size() > 1) {
-          int64_t n = constValue(st, in.operands[1], "the thread count");
-          if (n <= 0) fail(in.operands[1].src, "the thread count must be positive");
           // A litmus thread stands for a warp: a PTX count (a multiple of the warp size) counts warps;
           // a smaller count is read as litmus threads directly (`bar.sync 1, 2`).
-          count = static_cast<int>(n >= 32 && n % 32 == 0 ? n / 32 : n);
+          const ExprId nv = value(st, in.operands[1]);
+          const int ctaThreads = static_cast<int>(threadsOfCta(cta));
+          std::optional<int64_t> nk = pickValue(
+              st, nv, work,
+              [&](int64_t k) {
+                return X.make(ExprOp::LOr,
+                              {X.make(ExprOp::Eq, {nv, X.constant(k)}), X.make(ExprOp::Eq, {nv, X.constant(32 * k)})});
+              },
+              1, ctaThreads);
+          if (!nk) {
+            ExprId nonPositive = X.make(ExprOp::Le, {nv, X.constant(0)});
+            if (decide(st, nonPositive, work, [](PathState&) {})) {
+              if (prog_.exprs.isConst(nv)) fail(in.operands[1].src, "the thread count must be positive");
+              st.undefinedIf.push_back(
+                  {X.constant(1),
+                   fmt::format("{}: thread count not positive (PTX ISA 9.2 §9.7.13.1)", printInstrShort(in))});
+              return Flow::Next;
+            }
+            nk = ctaThreads + 1;  // more threads than the CTA has: the barrier never completes
+          }
+          count = static_cast<int>(*nk);
         }
-        const int cta = thread(curThread_).where.cta;
-        int b = barrierOf(false, cta, id, count, in);
+        int b = barrierOf(false, cta, id);
         Event f = fenceEvent(in, sync ? Sem::AcqRel : Sem::Release, Scope::Cta);
         addTag(f, sync ? "BAR_SYNC" : "BAR_ARRIVE");
         addTag(f, sync ? "F_ACQ_REL" : "F_REL");
         int gen = barrierUse(st, b).arrived++;
+        if (count >= 0) barrierUse(st, b).counts[gen] = count;
         EventId e = emitFence(st, std::move(f), fmt::format("{} {}", sync ? "bar.sync" : "bar.arrive", id));
-        bars_.push_back({e, curThread_, cta, id, gen, sync});
+        bars_.push_back({e, curThread_, cta, id, gen, sync, count});
         if (sync) waitAtBarrier(st, b, gen, e);
         return Flow::Next;
       }
@@ -1465,7 +1532,7 @@ class Lowerer {
         if (!relaxed) addTag(f, "F_REL");
         EventId e = emitFence(st, std::move(f), relaxed ? "barrier.cluster.arrive.relaxed" : "barrier.cluster.arrive");
         const int cluster = thread(curThread_).where.cluster;
-        ++barrierUse(st, barrierOf(true, cluster, 0, -1, in)).arrived;
+        ++barrierUse(st, barrierOf(true, cluster, 0)).arrived;
         clusterArrives_.push_back({e, curThread_, cluster, 0, st.clusterArriveGen++, false});
         return Flow::Next;
       }
@@ -1477,7 +1544,7 @@ class Lowerer {
         const int cluster = thread(curThread_).where.cluster;
         int gen = st.clusterWaitGen++;
         clusterWaits_.push_back({e, curThread_, cluster, 0, gen, true});
-        waitAtBarrier(st, barrierOf(true, cluster, 0, -1, in), gen, e);
+        waitAtBarrier(st, barrierOf(true, cluster, 0), gen, e);
         return Flow::Next;
       }
 
@@ -1754,11 +1821,20 @@ class Lowerer {
         return jump(st, st.pc, t) ? Flow::Jumped : Flow::Cut;
       }
       case OpId::Beq:
-      case OpId::Bne: {
+      case OpId::Bne:
+      case OpId::Bge:
+      case OpId::Ble:
+      case OpId::Bgt:
+      case OpId::Blt: {
         ExprId a = value(st, operand(in, 0, "source"));
         ExprId b = value(st, operand(in, 1, "source"));
         int t = labelTarget(operand(in, 2, "label"));
-        ExprId c = X.make(in.op == OpId::Beq ? ExprOp::Eq : ExprOp::Ne, {a, b});
+        ExprId c = in.op == OpId::Beq   ? X.make(ExprOp::Eq, {a, b})
+                   : in.op == OpId::Bne ? X.make(ExprOp::Ne, {a, b})
+                   : in.op == OpId::Bge ? X.make(ExprOp::Le, {b, a})
+                   : in.op == OpId::Ble ? X.make(ExprOp::Le, {a, b})
+                   : in.op == OpId::Bgt ? X.make(ExprOp::Lt, {b, a})
+                                        : X.make(ExprOp::Lt, {a, b});
         if (!decide(st, c, work, [](PathState& o) { ++o.pc; })) return Flow::Next;
         return jump(st, st.pc, t) ? Flow::Jumped : Flow::Cut;
       }

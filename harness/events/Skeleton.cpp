@@ -1,5 +1,6 @@
 #include "events/Skeleton.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
@@ -186,14 +187,29 @@ bool barriersConsistent(const EventProgram& program, const std::vector<int>& cho
     const ExecBarrier& B = program.barriers[b];
     const int bi = static_cast<int>(b);
     auto complete = [&](int gen) {
-      int reached = 0;
+      // The count of the generation: the largest thread count its arrivals used; all participants when
+      // some arrival used none (PTX ISA 9.2 §9.7.13.1: "If no thread count is specified, all threads in
+      // the CTA participate").
+      int reached = 0, count = 0;
+      bool all = false;
       for (int u : B.participants) {
         const BarrierUse* use = useOf(u, bi);
-        bool r = use && use->arrived > gen;
-        if (B.expected < 0 && !r && chosen[static_cast<size_t>(u)]->end != PathEnd::Normal) return false;
-        reached += r ? 1 : 0;
+        if (!use || use->arrived <= gen) continue;
+        ++reached;
+        auto c = use->counts.find(gen);
+        if (c == use->counts.end())
+          all = true;
+        else
+          count = std::max(count, c->second);
       }
-      return B.expected < 0 || reached >= B.expected;
+      if (all || count == 0) {
+        for (int u : B.participants) {
+          const BarrierUse* use = useOf(u, bi);
+          if (!(use && use->arrived > gen) && chosen[static_cast<size_t>(u)]->end != PathEnd::Normal) return false;
+        }
+        return true;
+      }
+      return reached >= count;
     };
     for (int t : B.participants) {
       const BarrierUse* use = useOf(t, bi);

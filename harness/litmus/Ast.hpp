@@ -71,6 +71,10 @@ struct Instr {
   std::vector<std::string> flags;
   std::optional<Guard> guard;
   std::vector<Operand> operands;
+  /// A Dat3M-dialect form with no PTX spelling (`atom.sub`/`mul`/`div`, `atom.weak`, `suatom`, ...):
+  /// the printer writes its address operands bare (`x`, not `[x]`) so that it reads back as the
+  /// dialect form (litmus/README.md "Dat3M dialect forms").
+  bool dialect = false;
 
   [[nodiscard]] bool hasFlag(std::string_view f) const {
     for (const auto& x : flags)
@@ -168,6 +172,9 @@ struct Test {
   Condition condition;
   std::vector<Term> observed;  ///< `locations [ ... ]`: extra terms shown in each final state
   bool blockLayout = false;    ///< written as per-thread blocks (real PTX) rather than columns
+  /// Warnings of the parse (Dat3M forms that PTX forbids, read with the dialect's meaning); the test is
+  /// valid, the CLI prints them as `file:line:col: warning: ...`.
+  std::vector<Diagnostic> warnings;
 };
 
 }  // namespace ptxmm::litmus

@@ -166,7 +166,10 @@ class Parser {
     if (e > 0 && t_[e - 1] == ';') --e;
     size_t b = skipWs(0);
     if (b >= e) fail(b, "expected an instruction");
-    return parseInstr(Range{b, e});
+    Instr in = parseInstr(Range{b, e});
+    if (!pre_.empty())
+      fail(b, "this Dat3M form stands for two instructions (a fence and the access); parse it in a test");
+    return in;
   }
 
  private:
@@ -382,6 +385,10 @@ class Parser {
         p = skipWsIn(p, e);
         if (p >= e || t_[p] != '=') fail(p, "expected '=' in register initialisation");
         p = skipWsIn(p + 1, e);
+        if (p < e && t_[p] == '&') {  // Dat3M `P0:r1 = &x`: the same as `P0:r1 = x`
+          p = skipWsIn(p + 1, e);
+          if (p >= e || !isIdentStart(t_[p])) fail(p, "expected a location name after '&'");
+        }
         if (p < e && isIdentStart(t_[p])) {
           size_t ne = identEnd(p, e);
           LocRef lr{t_.substr(p, ne - p), -1};
@@ -577,6 +584,13 @@ class Parser {
     Stmt s;
     s.src = src_.loc(p);
     s.instr = parseInstr(Range{p, r.e});
+    for (auto& pre : pre_) {  // the fence of a Dat3M `.sc` access (dialectForms)
+      Stmt f;
+      f.src = s.src;
+      f.instr = std::move(pre);
+      th.code.push_back(std::move(f));
+    }
+    pre_.clear();
     th.code.push_back(std::move(s));
   }
 
@@ -623,11 +637,150 @@ class Parser {
       fail(p, std::string("unexpected character '") + t_[p] + "' in instruction mnemonic");
     QualLocs ql;
     ql.mnemonic = ms;
-    const OpInfo& op = decodeMnemonic(Range{ms, p}, in, ql);
+    const OpInfo* op = &decodeMnemonic(Range{ms, p}, in, ql);
     std::vector<RawOperand> raw = parseOperands(Range{skipWsIn(p, e), e});
-    assignOperands(op, raw, in, Range{ms, p});
-    validate(op, in, ql);
+    if (isLocalLoad(*op, in, raw)) {
+      // Dat3M `ld r0, 1` / `ld r0, r1` (also tld/suld/cold): a local register assignment, i.e. `mov`.
+      in.op = OpId::Mov;
+      op = &ptx::opInfo(OpId::Mov);
+    }
+    bareAddr_ = false;
+    assignOperands(*op, raw, in, Range{ms, p});
+    dialectForms(in, ql);
+    validate(ptx::opInfo(in.op), in, ql);
     return in;
+  }
+
+  /// `ld r0, v` with no qualifier and a value (immediate, special register or a register that is not
+  /// a declared location) as its second operand: the Dat3M local assignment.
+  bool isLocalLoad(const OpInfo& op, const Instr& in, const std::vector<RawOperand>& raw) const {
+    if (op.id != OpId::Ld && op.id != OpId::Tld && op.id != OpId::Suld && op.id != OpId::Cold) return false;
+    if (in.sem != Sem::None || in.scope != Scope::None || in.space != Space::Generic || in.type != DataType::None ||
+        !in.flags.empty() || raw.size() != 2)
+      return false;
+    const Operand& v = raw[1].op;
+    if (v.kind == Operand::Kind::Imm || v.kind == Operand::Kind::Special) return true;
+    return raw[1].ident && v.loc.cta < 0 && !isLocation(v.name);
+  }
+
+  void warn(size_t off, const std::string& msg) {
+    test_.warnings.push_back(Diagnostic{Severity::Warning, src_.loc(off), msg});
+  }
+
+  /// The Dat3M forms that PTX forbids, given the dialect's meaning with a warning (only in the Dat3M
+  /// spelling: bare location operands, no type, no state space; in PTX spelling `validate` rejects
+  /// them). Also the Dat3M barrier operands `K{, ID{, N}}`. litmus/README.md "Dat3M dialect forms".
+  void dialectForms(Instr& in, const QualLocs& ql) {
+    const bool dat3m = bareAddr_ && in.type == DataType::None && in.space == Space::Generic;
+    auto scFence = [&](const char* what, const char* as) {
+      warn(ql.at("sem"), std::string("PTX has no `.sc` ") + what +
+                             " (PTX ISA 9.2 §9.7.9.8, §9.7.9.11, §9.7.13.5: .sc is a fence semantics); read as "
+                             "`fence.sc` followed by the " +
+                             as + " access (the fence orders it in Fence-SC order, PTX ISA 9.2 §8.9.3)");
+      Instr f;
+      f.src = in.src;
+      f.op = OpId::Fence;
+      f.sem = Sem::Sc;
+      f.scope = in.scope == Scope::None ? Scope::Gpu : in.scope;
+      pre_.push_back(std::move(f));
+    };
+    switch (in.op) {
+      case OpId::Ld:
+      case OpId::St: {
+        if (!dat3m) return;
+        const bool ld = in.op == OpId::Ld;
+        const std::string mn = ld ? "ld" : "st";
+        if (in.sem == Sem::Sc) {
+          scFence(ld ? "load" : "store", ld ? ".acquire" : ".release");
+          in.sem = ld ? Sem::Acquire : Sem::Release;
+        } else if (in.sem == Sem::AcqRel) {
+          warn(ql.at("sem"), "`" + mn + ".acq_rel` is not PTX (PTX ISA 9.2 §9.7.9." + (ld ? "8" : "11") +
+                                 "); read as `" + mn + (ld ? ".acquire`" : ".release`"));
+          in.sem = ld ? Sem::Acquire : Sem::Release;
+        } else if (in.sem == (ld ? Sem::Release : Sem::Acquire)) {
+          warn(ql.at("sem"), "`" + mn + semName(in.sem) + "` is not PTX (PTX ISA 9.2 §9.7.9." + (ld ? "8" : "11") +
+                                 "); a " + (ld ? "load has no release" : "store has no acquire") + " side: read as `" +
+                                 mn + ".relaxed`");
+          in.sem = Sem::Relaxed;
+        }
+        return;
+      }
+      case OpId::Atom:
+      case OpId::Red:
+      case OpId::Suatom:
+      case OpId::Sured: {
+        const bool surf = in.op == OpId::Suatom || in.op == OpId::Sured;
+        const bool red = in.op == OpId::Red || in.op == OpId::Sured;
+        if (surf) in.dialect = true;
+        if (!dat3m && !surf) return;  // PTX spelling: validate() applies the PTX rules
+        for (const char* o : {"sub", "mul", "div"})
+          if (in.hasFlag(o)) {
+            warn(ql.at("atomop"), std::string("`.") + o +
+                                      "` is not a PTX atom/red operation (PTX ISA 9.2 §9.7.13.5 lists .and .or .xor "
+                                      ".cas .exch .add .inc .dec .min .max); read as the Dat3M atomic " +
+                                      (std::string(o) == "sub"   ? "subtraction (an add of the negated operand)"
+                                       : std::string(o) == "mul" ? "multiplication"
+                                                                 : "division"));
+            in.dialect = true;
+          }
+        if (in.sem == Sem::Weak) {
+          warn(ql.at("sem"),
+               "PTX atom/red have no `.weak` (PTX ISA 9.2 §9.7.13.5); read as the Dat3M weak read-modify-write "
+               "(atomic, but not morally strong: it can race)");
+          in.dialect = true;
+          in.scope = Scope::None;
+        }
+        if (in.sem == Sem::Sc) {
+          scFence(red ? "reduction" : "atomic", ".acq_rel");
+          in.sem = Sem::AcqRel;
+        }
+        if (red && (in.sem == Sem::Acquire || in.sem == Sem::AcqRel)) {
+          if (!pre_.empty()) {
+            // already warned about .sc
+          } else {
+            warn(ql.at("sem"), "`red" + semName(in.sem) +
+                                   "` is not PTX (PTX ISA 9.2 §9.7.13.6: red accepts .relaxed and .release); read "
+                                   "as the `atom` whose result is discarded");
+          }
+          in.op = in.op == OpId::Red ? OpId::Atom : OpId::Suatom;
+          Operand sink;
+          sink.kind = Operand::Kind::Sink;
+          sink.src = in.src;
+          in.operands.insert(in.operands.begin(), sink);
+        }
+        return;
+      }
+      case OpId::BarSync:
+      case OpId::BarArrive: {
+        // Dat3M `bar.cta.{sync,arrive} K{, ID{, N}}`: K names the instruction, ID the logical barrier,
+        // N the participating threads. In the column layout (the Dat3M dialect) and whenever three
+        // operands are given; otherwise `bar.cta.sync a{, b}` is PTX (id, thread count).
+        const bool sync = in.op == OpId::BarSync;
+        const bool dat3mBar = (mnemonicSpelling_ == "bar.cta.sync" || mnemonicSpelling_ == "bar.cta.arrive") &&
+                              (!test_.blockLayout || in.operands.size() == 3);
+        if (dat3mBar) {
+          if (in.operands[0].kind != Operand::Kind::Imm)
+            throw DiagnosticError(in.operands[0].src,
+                                  "the first operand of the Dat3M `" + mnemonicSpelling_ +
+                                      " K, ID, N` names the barrier instruction and must be a constant");
+          if (in.operands.size() > 1) in.operands.erase(in.operands.begin());
+        } else if (in.operands.size() == 3) {
+          fail(ql.mnemonic, "`" + mnemonicSpelling_ + "` takes `a{, b}` (PTX ISA 9.2 §9.7.13.1)");
+        }
+        if (!sync && in.operands.size() == 1) {
+          if (mnemonicSpelling_ != "bar.cta.arrive")
+            fail(ql.mnemonic, "`" + mnemonicSpelling_ +
+                                  " a` needs a thread count: `a, b` (PTX ISA 9.2 §9.7.13.1: \"a non-zero thread "
+                                  "count is required for barrier{.cta}.arrive\")");
+          warn(ql.mnemonic,
+               "PTX requires a thread count for `bar.arrive` (PTX ISA 9.2 §9.7.13.1); the Dat3M `bar.cta.arrive` "
+               "without one is read as an arrival for all threads of the CTA");
+          in.dialect = true;
+        }
+        return;
+      }
+      default: return;
+    }
   }
 
   std::vector<Part> splitParts(Range r) const {
@@ -655,7 +808,10 @@ class Parser {
       std::string s = joined(k);
       op = ptx::findOp(s);
       if (op == nullptr) op = ptx::findAlias(s);
-      if (op != nullptr) break;
+      if (op != nullptr) {
+        mnemonicSpelling_ = s;
+        break;
+      }
     }
     std::string full = text(r);
     if (op == nullptr) {
@@ -952,6 +1108,7 @@ class Parser {
         bool loc = isLocation(o.name) || o.loc.cta >= 0;
         if (code == 'a') {
           if (!loc) fail(r.off, "`" + o.name + "` is not a declared location (declare it in the initial state)");
+          bareAddr_ = true;
           o.kind = Operand::Kind::Addr;
           o.loc.name = o.name;
           o.name.clear();
@@ -1070,13 +1227,26 @@ class Parser {
       case OpId::Sust:
       case OpId::Cold: requireSem(op, in, ql, {Sem::Weak}, Sem::Weak); break;
       case OpId::Atom:
-      case OpId::Red: {
-        bool atom = op.id == OpId::Atom;
-        if (atom)
+      case OpId::Red:
+      case OpId::Suatom:
+      case OpId::Sured: {
+        bool atom = op.id == OpId::Atom || op.id == OpId::Suatom;
+        if (in.sem == Sem::Weak && in.dialect) {
+          // Dat3M weak RMW (dialectForms warned): no scope.
+        } else if (atom) {
           requireSem(op, in, ql, {Sem::Relaxed, Sem::Acquire, Sem::Release, Sem::AcqRel}, Sem::Relaxed);
-        else
+        } else {
           requireSem(op, in, ql, {Sem::Relaxed, Sem::Release}, Sem::Relaxed);
-        requireScope(op, in, ql, {Scope::Cta, Scope::Cluster, Scope::Gpu, Scope::Sys}, Scope::Gpu);
+        }
+        if (in.sem != Sem::Weak)
+          requireScope(op, in, ql, {Scope::Cta, Scope::Cluster, Scope::Gpu, Scope::Sys}, Scope::Gpu);
+        for (const char* o : {"sub", "mul", "div"})
+          if (in.hasFlag(o) && !in.dialect)
+            bad(ql, "atomop",
+                std::string("`.") + o +
+                    "` is not a PTX atom/red operation (PTX ISA 9.2 §9.7.13.5: .and .or .xor .cas .exch .add .inc "
+                    ".dec .min .max); the Dat3M spelling `atom.<sem>.<scope>." +
+                    o + " r, x, v` (bare location, no type) reads it as the Dat3M operation");
         requireFlag(op, in, ql, "atomop", "an operation (.add, .cas, .exch, .and, .or, .xor, .min, .max, .inc, .dec)");
         bool cas = in.hasFlag("cas");
         if (!atom && (cas || in.hasFlag("exch")))
@@ -1214,6 +1384,7 @@ class Parser {
       case OpId::Setp: requireFlag(op, in, ql, "cmp", "a comparison (.eq, .ne, .lt, .le, .gt, .ge, ...)"); break;
       default: break;
     }
+    checkOperandRanges(op, in);
     if (in.type == DataType::B128 && op.id != OpId::Ld && op.id != OpId::St && op.id != OpId::ClcTryCancel &&
         op.id != OpId::ClcQueryCancel && op.id != OpId::Mov)
       bad(ql, "type", "`.b128` is only valid for ld, st, mov and clusterlaunchcontrol (PTX ISA 9.2)");
@@ -1223,6 +1394,70 @@ class Parser {
         throw DiagnosticError(in.operands[i].src,
                               "tensor coordinates `{...}` belong only to the tensor-map operand of "
                               "`cp.async.bulk.tensor` (PTX ISA 9.2 §9.7.9.25.5.2)");
+  }
+
+  /// Immediate ranges, sizes and alignments that ptxas (or the PTX ISA) requires of the operands, checked
+  /// at parse time so that a test is rejected with the rule before a kernel is generated.
+  void checkOperandRanges(const OpInfo& op, const Instr& in) const {
+    auto imm = [&](size_t i) -> const Operand* {
+      return i < in.operands.size() && in.operands[i].kind == Operand::Kind::Imm ? &in.operands[i] : nullptr;
+    };
+    auto err = [&](const Operand& o, const std::string& msg) {
+      throw DiagnosticError(o.src, msg + " (PTX ISA 9.2 §" + std::string(op.isaSection) + ")");
+    };
+    switch (op.id) {
+      case OpId::BarSync:
+      case OpId::BarArrive:
+        if (const Operand* a = imm(0); a && (a->imm < 0 || a->imm > 15))
+          err(*a, "barrier id " + std::to_string(a->imm) + " out of range: a names one of the CTA's barriers 0..15");
+        if (const Operand* b = imm(1); b && b->imm <= 0)
+          err(*b, "the thread count of a barrier must be positive (`bar.arrive` needs a non-zero count)");
+        break;
+      case OpId::CpAsync: {
+        const Operand* size = imm(2);
+        if (in.operands.size() > 2 && !size)
+          throw DiagnosticError(in.operands[2].src, "cp-size is an integer constant (PTX ISA 9.2 §9.7.9.25.3.1)");
+        if (size && size->imm != 4 && size->imm != 8 && size->imm != 16)
+          err(*size, "cp-size " + std::to_string(size->imm) + " is invalid: cp-size can only be 4, 8 and 16");
+        if (size && in.hasFlag("cg") && size->imm != 16) err(*size, "`cp.async.cg` copies 16 bytes (cp-size 16)");
+        if (const Operand* src = imm(3); src && size && (src->imm < 0 || src->imm > size->imm))
+          err(*src, "src-size " + std::to_string(src->imm) + " exceeds cp-size " + std::to_string(size->imm));
+        for (size_t i = 0; i < 2 && i < in.operands.size(); ++i)
+          if (size && in.operands[i].kind == Operand::Kind::Addr && in.operands[i].imm % size->imm != 0)
+            err(in.operands[i], "the address must be aligned to cp-size (" + std::to_string(size->imm) + " bytes)");
+        break;
+      }
+      case OpId::CpAsyncBulk: {
+        if (const Operand* size = imm(2); size && (size->imm <= 0 || size->imm % 16 != 0))
+          err(*size, "size " + std::to_string(size->imm) + " is invalid: size must be a positive multiple of 16");
+        for (size_t i = 0; i < 2 && i < in.operands.size(); ++i)
+          if (in.operands[i].kind == Operand::Kind::Addr && in.operands[i].imm % 16 != 0)
+            err(in.operands[i], "dstMem and srcMem must be aligned to 16 bytes");
+        break;
+      }
+      case OpId::MbarrierInit:
+        if (const Operand* c = imm(1); c && (c->imm < 1 || c->imm > (1 << 20) - 1))
+          err(*c, "the expected arrival count must be in 1..2^20-1");
+        break;
+      case OpId::MbarrierExpectTx:
+      case OpId::MbarrierCompleteTx:
+        if (const Operand* c = imm(1); c && (c->imm < 0 || c->imm > (1 << 20) - 1))
+          err(*c, "txCount must be in 0..2^20-1 (the tx-count range of §9.7.13.15.2)");
+        break;
+      case OpId::MbarrierArrive:
+      case OpId::MbarrierArriveDrop: {
+        const Operand* c = imm(in.operands.size() - 1);
+        if (c && in.operands.size() >= 2 && in.operands[in.operands.size() - 2].kind == Operand::Kind::Addr &&
+            (c->imm < (in.hasFlag("expect_tx") ? 0 : 1) || c->imm > (1 << 20) - 1))
+          err(*c, in.hasFlag("expect_tx") ? "txCount must be in 0..2^20-1" : "the arrival count must be in 1..2^20-1");
+        break;
+      }
+      case OpId::CpAsyncWaitGroup:
+      case OpId::CpAsyncBulkWait:
+        if (const Operand* n = imm(0); n && n->imm < 0) err(*n, "the group count N must be non-negative");
+        break;
+      default: break;
+    }
   }
 
   /// cp.async.bulk.tensor (PTX ISA 9.2 §9.7.9.25.5.2): the global -> shared `.tile` forms with mbarrier
@@ -1348,7 +1583,33 @@ class Parser {
     }
   }
 
+  /// CTA and cluster ids are numbered within their GPU (`P0@cta 0,gpu 0` and `P1@cta 0,gpu 1` are two
+  /// CTAs). The AST numbers them uniquely in the test: when two GPUs reuse an id, the CTAs and clusters
+  /// of the k-th GPU (in increasing id order, k >= 1) are renumbered `k*S + id`, S = 1 + the largest id.
+  void numberCtasPerGpu() {
+    std::map<int, std::set<int>> gpusOfCta, gpusOfCluster;
+    std::set<int> gpus;
+    int maxId = 0;
+    for (const auto& th : test_.threads) {
+      gpusOfCta[th.where.cta].insert(th.where.gpu);
+      gpusOfCluster[th.where.cluster].insert(th.where.gpu);
+      gpus.insert(th.where.gpu);
+      maxId = std::max({maxId, th.where.cta, th.where.cluster});
+    }
+    bool reused = false;
+    for (const auto& [id, gs] : gpusOfCta) reused = reused || gs.size() > 1;
+    for (const auto& [id, gs] : gpusOfCluster) reused = reused || gs.size() > 1;
+    if (!reused) return;
+    const int stride = maxId + 1;
+    for (auto& th : test_.threads) {
+      const int k = static_cast<int>(std::distance(gpus.begin(), gpus.find(th.where.gpu)));
+      th.where.cta += k * stride;
+      th.where.cluster += k * stride;
+    }
+  }
+
   void checkThreads() {
+    numberCtasPerGpu();
     std::map<int, const Thread*> byCta;
     std::map<int, int> clusterGpu;
     for (const auto& th : test_.threads) {
@@ -1422,6 +1683,14 @@ class Parser {
     c.prop = parseImplies(0);
     p_ = skipWs(p_);
     if (p_ < t_.size() && t_[p_] == ';') p_ = skipWs(p_ + 1);
+    // `ptxmm parse` (and herd7) end the canonical form with `Hash=<md5>`: accepted and ignored, so that
+    // the output of `parse` is itself a valid input.
+    if (t_.compare(p_, 5, "Hash=") == 0) {
+      size_t q = p_ + 5;
+      while (q < t_.size() && std::isxdigit(static_cast<unsigned char>(t_[q]))) ++q;
+      if (q == p_ + 5) fail(q, "expected the hexadecimal hash after `Hash=`");
+      p_ = skipWs(q);
+    }
     if (p_ < t_.size()) fail(p_, "unexpected text after the final condition");
     checkDeferred();
   }
@@ -1572,6 +1841,9 @@ class Parser {
   size_t clcOff_ = 0;                                    // where `.clc_pending` was written
   std::vector<std::pair<int, size_t>> deferredCtas_;     // CTA ids referenced (must have a thread)
   std::vector<std::pair<int, size_t>> deferredThreads_;  // thread indices referenced by register inits
+  std::string mnemonicSpelling_;                         // the base mnemonic or alias of the current instruction
+  bool bareAddr_ = false;   // the current instruction names a location bare (Dat3M spelling)
+  std::vector<Instr> pre_;  // instructions that precede the current one (fence of a Dat3M `.sc` access)
 };
 
 }  // namespace

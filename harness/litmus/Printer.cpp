@@ -64,6 +64,8 @@ std::string printInstr(const Instr& in) {
   if ((in.op == ptx::OpId::BarSync || in.op == ptx::OpId::BarArrive) && in.hasFlag("aligned")) {
     // `bar.sync` is already aligned; the explicit form is spelled `barrier.{sync,arrive}.aligned`.
     s += in.op == ptx::OpId::BarSync ? "barrier.sync" : "barrier.arrive";
+  } else if (in.op == ptx::OpId::BarArrive && in.operands.size() == 1) {
+    s += "bar.cta.arrive";  // the Dat3M arrival without a thread count (no PTX spelling)
   } else {
     s += op.mnemonic;
   }
@@ -90,7 +92,12 @@ std::string printInstr(const Instr& in) {
         }
     }
   }
-  for (size_t i = 0; i < in.operands.size(); ++i) s += (i ? ", " : " ") + printOperand(in.operands[i]);
+  for (size_t i = 0; i < in.operands.size(); ++i) {
+    const Operand& o = in.operands[i];
+    // A dialect-only form keeps the Dat3M spelling of its location operands (bare `x`).
+    bool bare = in.dialect && o.kind == Operand::Kind::Addr && o.baseReg.empty() && o.imm == 0 && o.elems.empty();
+    s += (i ? ", " : " ") + (bare ? locRef(o.loc) : printOperand(o));
+  }
   return s;
 }
 

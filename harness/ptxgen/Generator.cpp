@@ -428,6 +428,10 @@ class Generator {
         if (!st.instr) continue;
         const Instr& in = *st.instr;
         const std::string mnemonic(ptx::opInfo(in.op).mnemonic);
+        if (in.dialect)
+          fail(in.src, mnemonic +
+                           ": a Dat3M form with no PTX counterpart (atom.sub/mul/div, a weak atom, suatom/sured, "
+                           "bar.cta.arrive without a count) has no stress kernel (litmus/README.md)");
         if (!isProxyAccess(in.op)) {
           for (const auto& op : in.operands) {
             if (op.kind != Operand::Kind::Addr && op.kind != Operand::Kind::Loc) continue;
@@ -1101,11 +1105,20 @@ class Generator {
       case OpId::BarSync:
       case OpId::BarArrive: {
         need(1);
-        const int id = ops[0].kind == Operand::Kind::Imm ? static_cast<int>(ops[0].imm) : 0;
+        for (const auto& op : ops)
+          if (op.kind != Operand::Kind::Imm)
+            fail(op.src,
+                 "a register barrier id or thread count (its value decided by the execution) has no "
+                 "stress-kernel encoding yet: only immediate operands are generated");
+        const int id = static_cast<int>(ops[0].imm);
         const int maxIds = std::max(1, 15 / opt_.groupsPerBlock);
         if (id >= maxIds) fail(ops[0].src, "barrier id " + std::to_string(id) + " too large for the stress kernel");
         int count = places_[t].ctaThreads;
-        if (ops.size() > 1 && ops[1].kind == Operand::Kind::Imm) count = static_cast<int>(ops[1].imm);
+        if (ops.size() > 1) {
+          // Litmus threads, or warps when written as a multiple of the warp size (as the lowering reads it).
+          const int64_t n = ops[1].imm;
+          count = static_cast<int>(n >= 32 && n % 32 == 0 ? n / 32 : n);
+        }
         o() << "  mad.lo.u32 %bar, %group, " << maxIds << ", " << 1 + id << ";\n";
         o() << "  " << g << (in.op == OpId::BarSync ? "barrier.sync" : "barrier.arrive") << " %bar, "
             << count * laneStride_ * 1 << ";\n";
@@ -1275,10 +1288,19 @@ class Generator {
         emitBranch(t, in, pos, labels, ops.back(), g);
         return;
       case OpId::Beq:
-      case OpId::Bne: {
+      case OpId::Bne:
+      case OpId::Bge:
+      case OpId::Ble:
+      case OpId::Bgt:
+      case OpId::Blt: {
         need(3);
-        o() << "  setp." << (in.op == OpId::Beq ? "eq" : "ne") << ".s64 %pt, " << src(t, ops[0], 64, tmp) << ", "
-            << src(t, ops[1], 64, tmp) << ";\n";
+        const char* cmp = in.op == OpId::Beq   ? "eq"
+                          : in.op == OpId::Bne ? "ne"
+                          : in.op == OpId::Bge ? "ge"
+                          : in.op == OpId::Ble ? "le"
+                          : in.op == OpId::Bgt ? "gt"
+                                               : "lt";
+        o() << "  setp." << cmp << ".s64 %pt, " << src(t, ops[0], 64, tmp) << ", " << src(t, ops[1], 64, tmp) << ";\n";
         emitBranch(t, in, pos, labels, ops[2], "@%pt ");
         return;
       }

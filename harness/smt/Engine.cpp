@@ -424,7 +424,11 @@ class SmtRunner {
     std::map<std::string, Lit> flags;
     for (const auto& [name, parts] : flagParts) flags[name] = terms.mkOrN(parts);
     if (!cutPaths.empty()) flags["cut"] = terms.mkOrN(cutPaths);
-    if (!blockedPaths.empty()) flags["deadlock"] = terms.mkOrN(blockedPaths);
+    if (!blockedPaths.empty()) {
+      flags["deadlock"] = terms.mkOrN(blockedPaths);
+      // Internal flag (check/ strips it): an execution in which no thread blocks.
+      flags["completes"] = terms.mkNot(flags.at("deadlock"));
+    }
     z3::expr_vector assumptions(ctx_);
     std::map<unsigned, std::string> axiomOf;
     for (const auto& [name, lit] : axioms) {

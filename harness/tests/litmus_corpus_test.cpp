@@ -51,6 +51,23 @@ locations [x; y;]
  membar.cta            | membar.sys             ;
 forall (1:r0 = 0 \/ 1:r0 = 1)
 )"},
+      {"dialect-dat3m",
+       R"(PTX dat3m-dialect (* every Dat3M form: local ld, arithmetic, atom ops, sc/weak, branches, bar K, ID, N *)
+{ x = 0; y = 0; s @ surface aliases x; P0:r1 = &y; P1:r9 = 3; }
+ P0@cta 0,gpu 0                 | P1@cta 0,gpu 1                  | P2@cta 0,gpu 1        ;
+ ld r0, 1                       | ld r2, r9                       | bar.cta.sync 3, r9, 2 ;
+ sub r3, r0, 4                  | mul r4, 2, r2                   | bar.cta.arrive 4, 1   ;
+ atom.acq_rel.gpu.sub r5, x, 1  | atom.weak.mul r6, x, 2          | bar.cta.arrive 5      ;
+ red.acquire.gpu.add x, r3      | atom.sc.sys.div r7, x, 2        | tld r8, 5             ;
+ ld.sc.gpu r10, x               | st.sc.sys y, 1                  |                       ;
+ suatom.relaxed.gpu.exch r11, s, 2 | sured.relaxed.gpu.xor s, 1  |                       ;
+ bge r0, 1, LC00                | blt r2, 1, LC01                 |                       ;
+ bgt r0, 1, LC00                | ble r2, 1, LC01                 |                       ;
+ LC00:                          | bar.cta.sync 6, 3, 2            |                       ;
+ bar.cta.sync 2                 | LC01:                           |                       ;
+exists (0:r5 == 0 /\ 2:r8 == 5)
+Hash=0123456789abcdef0123456789abcdef
+)"},
       {"mbarrier-ptx", R"(PTX mbarrier-family
 "every mbarrier instruction, PTX spelling, block layout"
 {

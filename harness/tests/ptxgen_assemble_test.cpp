@@ -44,6 +44,10 @@ std::set<std::string> expectedSkips(const litmus::Test& t) {
       if (st.instr->op == ptx::OpId::FenceProxyKind && !st.instr->hasFlag("alias")) reasons.insert("no PTX encoding");
       if (st.instr->op == ptx::OpId::Cold) reasons.insert("constant proxy (ld.const)");
       if (st.instr->op == ptx::OpId::CpAsyncBulkTensor) reasons.insert("cp.async.bulk.tensor needs a CUtensorMap");
+      if (st.instr->dialect) reasons.insert("a Dat3M form with no PTX counterpart");
+      if (st.instr->op == ptx::OpId::BarSync || st.instr->op == ptx::OpId::BarArrive)
+        for (const auto& o : st.instr->operands)
+          if (o.kind != litmus::Operand::Kind::Imm) reasons.insert("a register barrier id or thread count");
     }
   return reasons;
 }
