@@ -5,17 +5,17 @@
 #include <z3++.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <stdexcept>
-#include <thread>
 
 #include "check/Dot.hpp"
 #include "litmus/Printer.hpp"
 #include "support/Diagnostic.hpp"
+#include "support/Parallel.hpp"
 
 namespace ptxmm::analysis {
 
@@ -264,14 +264,12 @@ FenceReport fenceNecessity(const litmus::Test& test, const std::vector<NamedMode
       for (size_t j : jobs) runJob(j, ctx);
       return;
     }
-    std::atomic<size_t> next{0};
-    std::vector<std::thread> pool;
-    for (int w = 0; w < std::min<int>(options.jobs, static_cast<int>(jobs.size())); ++w)
-      pool.emplace_back([&] {
-        z3::context local;
-        for (size_t i = next++; i < jobs.size(); i = next++) runJob(jobs[i], &local);
-      });
-    for (auto& t : pool) t.join();
+    std::vector<std::unique_ptr<z3::context>> contexts(static_cast<size_t>(workerCount(jobs.size(), options.jobs)));
+    parallelFor(jobs.size(), options.jobs, [&](size_t i, int w) {
+      auto& local = contexts[static_cast<size_t>(w)];
+      if (!local) local = std::make_unique<z3::context>();
+      runJob(jobs[i], local.get());
+    });
   };
   std::vector<size_t> phase;
   for (size_t mi = 0; mi < models.size(); ++mi) phase.push_back(mi * perModel);

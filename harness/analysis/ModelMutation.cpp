@@ -5,16 +5,16 @@
 #include <z3++.h>
 
 #include <algorithm>
-#include <atomic>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "litmus/Parser.hpp"
 #include "support/Diagnostic.hpp"
+#include "support/Parallel.hpp"
 
 namespace ptxmm::analysis {
 
@@ -279,10 +279,13 @@ std::vector<RuleCoverage> ruleCoverage(const cat::Model& model, const std::strin
   fallback.smtCount = false;
 
   std::vector<RuleCoverage> out(rules.size());
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    z3::context ctx;
-    for (size_t k = next++; k < rules.size(); k = next++) {
+  std::vector<std::unique_ptr<z3::context>> contexts(
+      static_cast<size_t>(workerCount(rules.size(), std::max(1, options.jobs))));
+  parallelFor(rules.size(), std::max(1, options.jobs), [&](size_t k, int w) {
+    auto& ctxp = contexts[static_cast<size_t>(w)];
+    if (!ctxp) ctxp = std::make_unique<z3::context>();
+    z3::context& ctx = *ctxp;
+    {
       RuleCoverage& rc = out[k];
       rc.rule = rules[k];
       rc.errors = parseErrors;
@@ -325,15 +328,7 @@ std::vector<RuleCoverage> ruleCoverage(const cat::Model& model, const std::strin
         if (!diff.empty()) rc.tests.push_back({path.string(), test.name, diff});
       }
     }
-  };
-  int jobs = std::max(1, std::min<int>(options.jobs, static_cast<int>(rules.size())));
-  if (jobs == 1) {
-    worker();
-  } else {
-    std::vector<std::thread> pool;
-    for (int j = 0; j < jobs; ++j) pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
-  }
+  });
   return out;
 }
 

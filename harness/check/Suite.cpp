@@ -5,10 +5,10 @@
 #include <z3++.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -19,6 +19,7 @@
 #include "check/Dot.hpp"
 #include "litmus/Expectations.hpp"
 #include "litmus/Parser.hpp"
+#include "support/Parallel.hpp"
 
 namespace ptxmm::check {
 
@@ -136,7 +137,6 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
   std::vector<TestOutcome> results(files.size());
   std::mutex mu;
   std::condition_variable cv;
-  std::atomic<size_t> next{0};
 
   auto checkOne = [&](const std::filesystem::path& file, z3::context& ctx) {
     TestOutcome o;
@@ -236,15 +236,18 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
   }
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sizes[a] > sizes[b]; });
 
-  auto worker = [&] {
-    z3::context ctx;
-    for (;;) {
-      size_t k = next.fetch_add(1);
-      if (k >= files.size()) return;
+  // Workers check the tests (each with its own z3 context) while this thread prints the results in
+  // file order as they become ready.
+  const int workers = workerCount(files.size(), options.jobs);
+  std::vector<std::unique_ptr<z3::context>> contexts(static_cast<size_t>(workers));
+  std::jthread checking([&] {
+    parallelFor(files.size(), workers, [&](size_t k, int w) {
+      auto& ctx = contexts[static_cast<size_t>(w)];
+      if (!ctx) ctx = std::make_unique<z3::context>();
       const size_t i = order[k];
       TestOutcome o;
       try {
-        o = checkOne(files[i], ctx);
+        o = checkOne(files[i], *ctx);
       } catch (const std::exception& e) {
         o.kind = TestOutcome::Fail;
         o.status = Status::Error;
@@ -259,13 +262,8 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
         results[i] = std::move(o);
       }
       cv.notify_all();
-    }
-  };
-
-  int jobs = options.jobs > 0 ? options.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  jobs = std::min<int>(jobs, static_cast<int>(std::max<size_t>(1, files.size())));
-  std::vector<std::thread> pool;
-  for (int k = 0; k < jobs; ++k) pool.emplace_back(worker);
+    });
+  });
 
   SuiteSummary sum;
   std::vector<TestRecord> records;
@@ -312,7 +310,7 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
                          files[i].string())
           << std::flush;
   }
-  for (auto& t : pool) t.join();
+  checking.join();
   if (options.progress) err << "\r\033[K" << std::flush;
   sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   auto writeReport = [&](const std::filesystem::path& path, auto&& write) {
