@@ -18,13 +18,14 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR==0) print "n/a"; else if (NR%2)
 suite() {  # engine -> prints "wall tests summary median max" (per-test times from --json, µs resolution)
   local engine=$1 extra=${2:-}
   local t0=$(date +%s.%N)
-  timeout "$ENUM_TIMEOUT" $PTXMM check --json --engine "$engine" --model "$MODEL" $extra litmus/ >"$TMP/$engine.out" 2>"$TMP/$engine.err"
+  timeout "$ENUM_TIMEOUT" /usr/bin/time -f "%M" -o "$TMP/$engine.rss" $PTXMM check --json --engine "$engine" --model "$MODEL" $extra litmus/ >"$TMP/$engine.out" 2>"$TMP/$engine.err"
   local rc=$?
   local t1=$(date +%s.%N)
   local wall=$(echo "$t1 - $t0" | bc)
-  python3 - "$TMP/$engine.out" "$wall" "$engine" "$rc" <<'PY'
+  python3 - "$TMP/$engine.out" "$wall" "$engine" "$rc" "$(tail -1 "$TMP/$engine.rss" 2>/dev/null)" <<'PY'
 import json, sys
-path, wall, engine, rc = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
+path, wall, engine, rc, rss = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+rss = f"{int(rss) / 1024:.0f} MiB" if rss.isdigit() else "?"
 recs, summary = [], "none"
 for line in open(path):
     line = line.strip()
@@ -41,7 +42,7 @@ med = (times[(n - 1) // 2] + times[n // 2]) / 2 if n else float("nan")
 slow = sorted(recs, key=lambda r: -r.get("time", 0.0))[:3]
 total = sum(times)
 under5 = sum(1 for t in times if t <= 0.005)
-print(f"| {engine} | {wall:.2f} s | {n} | {med*1000:.1f} ms | {under5}/{n} | {total:.1f} s | {summary} (exit {rc}) | "
+print(f"| {engine} | {wall:.2f} s | {rss} | {n} | {med*1000:.1f} ms | {under5}/{n} | {total:.1f} s | {summary} (exit {rc}) | "
       + "; ".join(f"{r['test']} {r['time']:.2f} s" for r in slow) + " |")
 PY
 }
@@ -60,8 +61,8 @@ PY
   echo
   echo "Per-test times are the JSON \`time\` fields (wall time of one test inside a worker, µs resolution; workers run in parallel, so the sum exceeds the suite wall time on several cores)."
   echo
-  echo "| engine | suite wall | tests | per-test median | tests ≤ 5 ms | sum of per-test times | summary | slowest |"
-  echo "|---|---|---|---|---|---|---|---|"
+  echo "| engine | suite wall | peak RSS | tests | per-test median | tests ≤ 5 ms | sum of per-test times | summary | slowest |"
+  echo "|---|---|---|---|---|---|---|---|---|"
   suite smt
   suite enum "--timeout 60"
   suite both
@@ -86,6 +87,31 @@ PY
       [ $rc -eq 124 ] && res="killed after ${FAMILY_TIMEOUT} s"
       echo "| $(basename "$f" .litmus) | $engine | $(printf %.2f "$(echo "$t1 - $t0" | bc)") s | ${states:-?} | $res |"
     done
+  done
+  echo
+  echo "## Bounds: worst-case inputs (\`bench/gen-bounds.py\`)"
+  echo
+  echo "Inputs that once ran for minutes or took the machine's memory. Every phase polls the test's budget"
+  echo "(docs/design.md \"Resource budgets\"): the target is the status asked for within 10 % + 100 ms of"
+  echo "\`--timeout\` (wall time of the whole process, start-up included), and peak RSS bounded."
+  echo
+  echo "| input | options | status | wall | peak RSS | message |"
+  echo "|---|---|---|---|---|---|"
+  python3 bench/gen-bounds.py "$TMP/bounds" | while IFS=$'\t' read -r name opts file; do
+    t0=$(date +%s.%N)
+    timeout 120 /usr/bin/time -f "%M" -o "$TMP/b.rss" $PTXMM check --json --model "$MODEL" $opts "$file" >"$TMP/b.out" 2>/dev/null
+    t1=$(date +%s.%N)
+    python3 - "$TMP/b.out" "$name" "$opts" "$(echo "$t1 - $t0" | bc)" "$(tail -1 "$TMP/b.rss")" <<'PY'
+import json, sys
+path, name, opts, wall, rss = sys.argv[1:6]
+rec = next((json.loads(l) for l in open(path) if l.startswith("{") and "summary" not in l), {})
+status = rec.get("status", "?")
+msg = rec.get("message", rec.get("observation", "")).replace("|", "/").split("\n")[0]
+if status == "ok":
+    msg = f"verdict {rec.get('observation', '?')}"
+rss = f"{int(rss) / 1024:.0f} MiB" if rss.isdigit() else "?"
+print(f"| {name} | `{opts.split(' --model')[0]}` | {status} | {float(wall):.2f} s | {rss} | {msg[:110]} |")
+PY
   done
   # Hand-written analysis kept across runs.
   [ -f bench/perf-notes.md ] && { echo; cat bench/perf-notes.md; }

@@ -4,6 +4,7 @@
 #include <functional>
 #include <string>
 
+#include "support/Budget.hpp"
 #include "support/Diagnostic.hpp"
 
 namespace ptxmm::cat {
@@ -77,6 +78,7 @@ std::vector<BitMatrix> BitAlgebra::linearisations(const BitSet& s, const BitMatr
   // Depth-first topological sorts: an element can come next once all its required predecessors
   // are placed.
   std::function<void()> rec = [&]() {
+    pollBudget("cat interpreter (linearisations)");
     if (out.size() > kMaxLinearisations)
       throw DiagnosticError(SourceLoc{},
                             "linearisations: more than " + std::to_string(kMaxLinearisations) + " total orders");

@@ -46,6 +46,7 @@
 #include "cat/Algebra.hpp"
 #include "cat/Compiled.hpp"
 #include "cat/Model.hpp"
+#include "support/Budget.hpp"
 
 namespace ptxmm::cat {
 
@@ -936,6 +937,7 @@ class Interpreter {
   }
 
   bool execOne(const CInstr& in, const FramePtr& f, Outcome<A>& out, Ctx& cx) const {
+    pollBudget("cat interpreter");
     switch (in.op) {
       case IOp::Let: bindLet(in.binds, f, cx); return true;
       case IOp::LetRec: bindLetRec(in.binds, f, cx); return true;
@@ -1023,6 +1025,7 @@ class Interpreter {
         V s = eval(*in.expr, f, cx);
         std::vector<V> elems = elementsOf(s, in.expr->loc, cx, "with");
         for (size_t k = 0; k < elems.size(); ++k) {
+          pollBudget("cat interpreter (with ... from)");
           auto fr = std::make_shared<Frame>(*f);
           cx.frames.push_back(fr);
           setSlot(*fr, in.varSlot, elems[k]);

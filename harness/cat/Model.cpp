@@ -182,4 +182,25 @@ Model parseModel(std::string_view text, const std::string& file, const LoadOptio
   return m;
 }
 
+namespace {
+
+void collectFlags(const std::vector<InstrPtr>& instrs, std::set<std::string>& out) {
+  for (const auto& in : instrs) {
+    if (in->kind == InstrKind::Check && in->checkKind == CheckKind::Flag && !in->name.empty()) out.insert(in->name);
+    collectFlags(in->body, out);
+    collectFlags(in->elseBody, out);
+    for (const auto& b : in->armBodies) collectFlags(b, out);
+    if (in->included) collectFlags(in->included->instrs, out);
+  }
+}
+
+}  // namespace
+
+std::set<std::string> flagNames(const Model& model) {
+  std::set<std::string> out;
+  if (model.prelude) collectFlags(model.prelude->instrs, out);
+  if (model.main) collectFlags(model.main->instrs, out);
+  return out;
+}
+
 }  // namespace ptxmm::cat

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,5 +51,9 @@ struct LoadOptions {
 /// Parses model text (`file` is used for locations and as the base for relative includes).
 [[nodiscard]] Model parseModel(std::string_view text, const std::string& file = "<model>",
                                const LoadOptions& opts = {});
+
+/// Names of the flags the model can raise (`flag ... as NAME`, in the prelude, the model and every file they
+/// include, at any depth of procedures and conditionals).
+[[nodiscard]] std::set<std::string> flagNames(const Model& model);
 
 }  // namespace ptxmm::cat

@@ -4,14 +4,17 @@
 #include <fmt/format.h>
 #include <z3++.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
+#include <optional>
 
 #include "check/StateSpec.hpp"
 #include "enum/Engine.hpp"
 #include "events/Lower.hpp"
 #include "litmus/Printer.hpp"
 #include "smt/Engine.hpp"
+#include "support/Budget.hpp"
 
 namespace ptxmm::check {
 
@@ -71,9 +74,19 @@ Verdict checkTest(const litmus::Test& test, const cat::Model& model, const std::
     finalizeVerdict(e);
     return e;
   };
+  // One budget for every phase of the test; a caller that also parsed the test (the suite) has installed
+  // it already, and its clock started before the parse.
+  std::optional<Budget> own;
+  std::optional<BudgetScope> scope;
+  if (currentBudget() == nullptr) {
+    own.emplace(options.timeoutMs / 1000.0, options.memoryBytes);
+    scope.emplace(*own);
+  }
+  Budget& budget = *currentBudget();
   try {
     events::LowerOptions lo;
     lo.unroll = options.unroll;
+    lo.maxEvents = options.maxEvents;
     events::EventProgram program = events::lower(test, lo);
     if (options.maxEvents > 0 && program.events.size() > static_cast<size_t>(options.maxEvents)) {
       v = fail(Status::Unknown, fmt::format("{}: refused: {} events exceed the size limit --max-events {}", test.file,
@@ -83,15 +96,28 @@ Verdict checkTest(const litmus::Test& test, const cat::Model& model, const std::
       auto runE = [&] {
         enumeration::EnumOptions eo;
         eo.witnesses = options.witnesses;
-        eo.timeoutSeconds = options.timeoutMs / 1000.0;
-        if (options.engine == Engine::Both && options.enumBudgetMs &&
-            (options.timeoutMs == 0 || options.enumBudgetMs < options.timeoutMs))
+        // The test's deadline is polled through the installed budget; in both mode the enum engine also
+        // has a budget of its own after which smt decides alone: at most half of what is left of the test's
+        // time, so that smt always has the other half.
+        if (options.engine == Engine::Both) {
           eo.timeoutSeconds = options.enumBudgetMs / 1000.0;
+          if (options.timeoutMs > 0) {
+            double half = std::max(0.001, budget.remaining() / 2);
+            eo.timeoutSeconds = eo.timeoutSeconds > 0 ? std::min(eo.timeoutSeconds, half) : half;
+          }
+        }
         return makeVerdict(test, enumeration::runEnum(program, model, spec, eo));
       };
       auto runS = [&] {
         smt::SmtOptions so;
-        so.timeoutMs = options.timeoutMs;
+        if (options.timeoutMs > 0) {  // what is left of the test's budget, at least 1 ms
+          double left = budget.remaining();
+          if (left <= 0)
+            throw BudgetExceeded(
+                BudgetExceeded::Time,
+                fmt::format("the test's time budget of {} ms was spent before the smt engine", options.timeoutMs));
+          so.timeoutMs = std::max(1u, static_cast<unsigned>(left * 1000));
+        }
         so.maxStates = options.maxStates;
         so.witnesses = options.witnesses;
         so.countExecutions = options.smtCount;
@@ -107,9 +133,10 @@ Verdict checkTest(const litmus::Test& test, const cat::Model& model, const std::
         case Engine::Both: {
           Verdict ve = runE();
           Verdict vs = runS();
-          if (ve.status != Status::Ok && ve.status != Status::Error && vs.status == Status::Ok) {
+          if (ve.status != Status::Ok && ve.status != Status::Error) {
+            // The enum engine gave up (its budget, a limit): smt decides alone, or says why it cannot.
             v = std::move(vs);
-            v.note = "not cross-checked: enum engine gave up (" + ve.message + ")";
+            if (v.status == Status::Ok) v.note = "not cross-checked: enum engine gave up (" + ve.message + ")";
           } else if (ve.status != Status::Ok) {
             v = std::move(ve);
           } else if (vs.status != Status::Ok) {
@@ -129,6 +156,11 @@ Verdict checkTest(const litmus::Test& test, const cat::Model& model, const std::
       if (v.status == Status::Error && v.message.find(test.file) == std::string::npos)
         v.message = fmt::format("{}: error: {}", test.file, v.message);
     }
+  } catch (const events::SizeLimit& e) {
+    v = fail(Status::Unknown, fmt::format("{}: refused: {}", test.file, e.what()));
+  } catch (const BudgetExceeded& e) {
+    v = fail(e.kind() == BudgetExceeded::Time ? Status::Timeout : Status::MemoryLimit,
+             fmt::format("{}: {}", test.file, e.what()));
   } catch (const DiagnosticError& e) {
     v = fail(Status::Error, e.what());
   } catch (const z3::exception& e) {

@@ -8,11 +8,14 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "support/Utf8.hpp"
+
 namespace ptxmm::check {
 
 namespace {
 
-std::string xmlEscape(const std::string& s) {
+std::string xmlEscape(const std::string& text) {
+  const std::string s = toValidUtf8(text);
   std::string r;
   r.reserve(s.size());
   for (char c : s) {
@@ -176,7 +179,7 @@ void writeSarif(const std::vector<TestRecord>& records, const std::string& toolV
               {"results", results}};
   json log = {
       {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"}, {"version", "2.1.0"}, {"runs", json::array({run})}};
-  os << log.dump(2) << "\n";
+  os << log.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace ptxmm::check

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 #include "cat/Model.hpp"
@@ -19,6 +20,7 @@
 #include "check/Dot.hpp"
 #include "litmus/Expectations.hpp"
 #include "litmus/Parser.hpp"
+#include "support/Budget.hpp"
 #include "support/Parallel.hpp"
 
 namespace ptxmm::check {
@@ -44,14 +46,44 @@ struct TestOutcome {
 
 }  // namespace
 
-std::optional<Expected> readExpectation(const std::filesystem::path& litmusPath, const std::string& modelName) {
+std::set<std::string> raisableFlags(const cat::Model& model) {
+  std::set<std::string> out = cat::flagNames(model);
+  out.insert({"undefined", "deadlock", "cut"});
+  return out;
+}
+
+std::optional<Expected> readExpectation(const std::filesystem::path& litmusPath, const std::string& modelName,
+                                        const std::set<std::string>* knownFlags) {
   // The format is owned by litmus/Expectations.hpp (one parser for the suite and its tools).
   std::string path = litmus::expectationPathFor(litmusPath.string());
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) return std::nullopt;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw DiagnosticError(SourceLoc{path, 0, 0}, ec ? "cannot read the expectation file: " + ec.message()
+                                                    : "the expectation file is not a regular file");
   std::vector<litmus::Expectation> all = litmus::parseExpectationFile(path);
+  for (const auto& line : all) {
+    if (line.model == modelName) continue;
+    try {
+      (void)cat::findModel(line.model);
+    } catch (const DiagnosticError&) {
+      throw DiagnosticError(line.src, fmt::format("unknown model '{}' (neither the model checked, '{}', nor a "
+                                                  "shipped model)",
+                                                  line.model, modelName));
+    }
+  }
   const litmus::Expectation* e = litmus::findExpectation(all, modelName);
   if (!e) return std::nullopt;
+  if (knownFlags)
+    for (const auto& f : e->flags)
+      if (!knownFlags->count(f)) {
+        std::vector<std::string> names(knownFlags->begin(), knownFlags->end());
+        std::string hint = closestMatch(f, names);
+        std::string all;
+        for (const auto& n : names) all += (all.empty() ? "+" : ", +") + n;
+        throw DiagnosticError(e->src, fmt::format("unknown flag '+{}' for model '{}'{} (it can raise {})", f, modelName,
+                                                  hint.empty() ? "" : ": did you mean '+" + hint + "'?", all));
+      }
   Expected out;
   switch (e->verdict) {
     case litmus::Expectation::Always: out.observation = Observation::Always; break;
@@ -74,17 +106,53 @@ std::string expectationMismatch(const Verdict& v, const Expected& e) {
   return r;
 }
 
-std::vector<std::filesystem::path> collectTests(const std::vector<std::string>& paths) {
+namespace {
+
+// Depth-first walk of one directory for collectTests (no exception escapes: every problem is an entry).
+void walkTests(const std::filesystem::path& dir, std::vector<std::filesystem::path>& out,
+               std::vector<SkippedEntry>* skipped) {
+  namespace fs = std::filesystem;
+  auto skip = [&](const fs::path& p, const std::string& why, bool error) {
+    if (skipped) skipped->push_back({p, why, error});
+  };
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  if (ec) return skip(dir, "cannot read the directory: " + ec.message(), true);
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) return skip(dir, "cannot read the directory: " + ec.message(), true);
+    const fs::path& p = it->path();
+    const bool litmus = p.extension() == ".litmus";
+    std::error_code e2;
+    fs::file_status own = it->symlink_status(e2);
+    if (fs::is_symlink(own)) {
+      fs::file_status target = fs::status(p, e2);
+      if (litmus) {
+        out.push_back(p);  // fails when checked, with the reason
+      } else if (e2) {
+        skip(p, "symbolic link that cannot be followed: " + e2.message(), false);
+      } else if (fs::is_directory(target)) {
+        skip(p, "symbolic link to a directory: not followed", false);
+      }
+      continue;
+    }
+    if (fs::is_directory(own))
+      walkTests(p, out, skipped);
+    else if (litmus)
+      out.push_back(p);
+  }
+}
+
+}  // namespace
+
+std::vector<std::filesystem::path> collectTests(const std::vector<std::string>& paths,
+                                                std::vector<SkippedEntry>* skipped) {
   std::vector<std::filesystem::path> out;
   for (const auto& p : paths) {
     std::error_code ec;
-    if (std::filesystem::is_directory(p, ec)) {
-      for (auto it = std::filesystem::recursive_directory_iterator(p, ec); !ec && it != decltype(it)();
-           it.increment(ec))
-        if (it->is_regular_file() && it->path().extension() == ".litmus") out.push_back(it->path());
-    } else {
+    if (std::filesystem::is_directory(p, ec))
+      walkTests(p, out, skipped);
+    else
       out.emplace_back(p);
-    }
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -116,7 +184,7 @@ std::string summaryJson(const SuiteSummary& s) {
                       {"withoutExpectation", s.unchecked},
                       {"internalErrors", s.internalErrors},
                       {"seconds", s.seconds}};
-  return nlohmann::json{{"summary", j}}.dump();
+  return nlohmann::json{{"summary", j}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions& options, std::ostream& out,
@@ -124,7 +192,14 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
   auto t0 = std::chrono::steady_clock::now();
   cat::Model model = cat::loadModel(options.modelPath);
   std::string modelName = options.modelPath.stem().string();
-  std::vector<std::filesystem::path> files = collectTests(paths);
+  const std::set<std::string> knownFlags = raisableFlags(model);
+  std::vector<SkippedEntry> skipped;
+  std::vector<std::filesystem::path> files = collectTests(paths, &skipped);
+  int unreadable = 0;
+  for (const auto& s : skipped) {
+    err << fmt::format("{} {}: {}\n", s.error ? "FAIL" : "SKIP", s.path.string(), s.why);
+    unreadable += s.error ? 1 : 0;
+  }
   if (files.empty()) {
     std::string where;
     for (const auto& p : paths) where += (where.empty() ? "'" : ", '") + p + "'";
@@ -143,12 +218,25 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
     o.record.file = file.string();
     std::error_code ec;
     if (!std::filesystem::is_regular_file(file, ec)) {
+      namespace fs = std::filesystem;
+      std::error_code e2;
+      const bool link = fs::is_symlink(fs::symlink_status(file, e2));
+      const fs::file_status target = fs::status(file, e2);
+      const bool dangling = link && (e2 == std::errc::no_such_file_or_directory || (!e2 && !fs::exists(target)));
+      std::string why = dangling             ? "dangling symbolic link"
+                        : link && e2         ? "symbolic link that cannot be followed: " + e2.message()
+                        : fs::exists(target) ? "not a regular file"
+                        : ec                 ? "cannot open the litmus file: " + ec.message()
+                                             : "no such litmus file";
       o.kind = TestOutcome::Fail;
       o.status = Status::Error;
-      o.diag = fmt::format("FAIL {}: error: no such litmus file\n", file.string());
-      o.record.message = "error: no such litmus file";
+      o.diag = fmt::format("FAIL {}: error: {}\n", file.string(), why);
+      o.record.message = "error: " + why;
       return o;
     }
+    // One budget for the test's parse and check (support/Budget.hpp).
+    Budget budget(options.check.timeoutMs / 1000.0, options.check.memoryBytes);
+    BudgetScope scope(budget);
     litmus::ParseResult parsed = litmus::tryParseFile(file.string());
     if (!parsed.ok()) {
       o.kind = TestOutcome::Fail;
@@ -200,7 +288,7 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
       }
     }
     try {
-      auto e = readExpectation(file, modelName);
+      auto e = readExpectation(file, modelName, &knownFlags);
       if (!e) {
         o.kind = TestOutcome::Unchecked;
         o.diag += fmt::format("NOEXPECT {}: no expectation for model '{}': verdict {}{} not compared\n", file.string(),
@@ -266,6 +354,7 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
   });
 
   SuiteSummary sum;
+  sum.failed = sum.errors = unreadable;  // directories whose tests could not be listed
   std::vector<TestRecord> records;
   for (size_t i = 0; i < files.size(); ++i) {
     TestOutcome o;

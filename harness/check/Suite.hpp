@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cat/Model.hpp"
 #include "check/Check.hpp"
 #include "check/Verdict.hpp"
 
@@ -57,17 +58,36 @@ struct Expected {
   std::string reason;
 };
 
-/// Expectation of the test at `litmusPath` for `modelName` from `<test>.expect` (nullopt if the
-/// file or the line is missing). Throws DiagnosticError for a malformed line.
+/// Expectation of the test at `litmusPath` for `modelName` from `<test>.expect` (nullopt if there is
+/// no such file or no line for the model). Throws DiagnosticError, located at the line, for a malformed
+/// line, an `.expect` that is not a readable file, a line naming a model that is neither `modelName`
+/// nor a shipped one, and (given `knownFlags`, the flags the model and the engines can raise) a flag of
+/// `modelName`'s line that cannot be raised.
 [[nodiscard]] std::optional<Expected> readExpectation(const std::filesystem::path& litmusPath,
-                                                      const std::string& modelName);
+                                                      const std::string& modelName,
+                                                      const std::set<std::string>* knownFlags = nullptr);
+
+/// The flags a check with `model` can raise: the model's own (cat::flagNames) and the engines'
+/// (`undefined`, `deadlock`, `cut`).
+[[nodiscard]] std::set<std::string> raisableFlags(const cat::Model& model);
 
 /// Why `v` does not meet `e` ("" if it does).
 [[nodiscard]] std::string expectationMismatch(const Verdict& v, const Expected& e);
 
-/// All `*.litmus` files under the given paths (files as given, directories recursively), sorted.
-/// Paths that do not exist are returned too (they fail when checked).
-[[nodiscard]] std::vector<std::filesystem::path> collectTests(const std::vector<std::string>& paths);
+/// A directory entry collectTests passed over, and why.
+struct SkippedEntry {
+  std::filesystem::path path;
+  std::string why;
+  bool error = false;  ///< a directory that cannot be read (the tests in it are lost): counted as a failure
+};
+
+/// All `*.litmus` entries under the given paths (files as given, directories recursively, symbolic links
+/// to directories not followed), sorted. Paths that do not exist, and `*.litmus` entries that are not
+/// readable files (a dangling link, a link loop, a directory so named), are returned too: they fail
+/// when checked. Every other entry passed over for a reason (a directory that cannot be read, a link
+/// loop, a link to a directory) goes to `skipped` if given.
+[[nodiscard]] std::vector<std::filesystem::path> collectTests(const std::vector<std::string>& paths,
+                                                              std::vector<SkippedEntry>* skipped = nullptr);
 
 /// Runs the suite: verdicts to `out`, diagnostics/progress to `err`, then the summary line (see
 /// summaryLine; with `json` summaryJson, so that `out` is JSON Lines) to `out`. No test under `paths` is an error

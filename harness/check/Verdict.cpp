@@ -164,7 +164,7 @@ std::string verdictJson(const Verdict& v, bool withWitnesses) {
     // found before the engine stopped are only counted.
     j["time"] = v.seconds;
     j["partialStates"] = v.states.size();
-    return j.dump();
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
   j["ok"] = v.ok;
   j["positive"] = v.positive;
@@ -200,7 +200,7 @@ std::string verdictJson(const Verdict& v, bool withWitnesses) {
     states.push_back(js);
   }
   j["states"] = states;
-  return j.dump();
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace ptxmm::check

@@ -3,6 +3,7 @@
 // tests change verdict when a named check or proxy-fence rule is removed from the model).
 #include <z3++.h>
 
+#include <cstdint>
 #include <fstream>
 #include <iostream>
 #include <mutex>
@@ -14,7 +15,9 @@
 #include "cli/Commands.hpp"
 #include "cli/Options.hpp"
 #include "litmus/Parser.hpp"
+#include "support/Budget.hpp"
 #include "support/Diagnostic.hpp"
+#include "support/Parallel.hpp"
 
 namespace ptxmm::cli {
 
@@ -25,6 +28,8 @@ struct FencesArgs {
   std::string engine = "smt";
   int unroll = 2;
   unsigned timeoutMs = 0;
+  uint64_t memoryBytes = 0;
+  bool memoryGiven = false;
   int maxEvents = 200;
   std::string dotDir;
   std::string pictureBase;
@@ -45,6 +50,7 @@ check::CheckOptions checkOptions(const FencesArgs& a) {
   c.engine = *check::parseEngine(a.engine);
   c.unroll = a.unroll;
   c.timeoutMs = a.timeoutMs;
+  c.memoryBytes = a.memoryGiven ? a.memoryBytes : defaultMemoryLimit(workerCount(SIZE_MAX, a.jobs));
   c.maxEvents = a.maxEvents;
   return c;
 }
@@ -157,6 +163,9 @@ void addFencesCommand(CLI::App& app, int& exitCode) {
   cmd->add_option("--unroll", args->unroll, "loop unrolling bound")->check(CLI::Range(0, 64));
   addDurationOption(cmd, "--timeout", args->timeoutMs,
                     "per-check time budget: seconds as in herd7 (60, 1.5) or with a unit (250ms, 2min); 0 = none");
+  addMemoryOption(cmd, "--memory", args->memoryBytes, args->memoryGiven,
+                  "per-check memory limit (512M, 4G; 0 = none; default: a quarter of this machine's memory, shared "
+                  "out between the workers)");
   cmd->add_option("--max-events", args->maxEvents, "refuse tests with more events than this");
   cmd->add_option("--dot", args->dotDir, "write witness graphs (DOT, and SVG when dot is installed) into DIR");
   cmd->add_option("--picture-base", args->pictureBase,

@@ -1,6 +1,7 @@
 // Shared option parsing of the subcommands.
 #include "cli/Options.hpp"
 
+#include "support/Budget.hpp"
 #include "support/Duration.hpp"
 
 namespace ptxmm::cli {
@@ -16,6 +17,25 @@ CLI::Option* addDurationOption(CLI::App* cmd, const std::string& name, unsigned&
       ->add_option_function<std::string>(
           name, [&ms](const std::string& s) { ms = durationMs(parseDurationSeconds(s).value_or(0)); }, description)
       ->check(duration);
+}
+
+CLI::Option* addMemoryOption(CLI::App* cmd, const std::string& name, uint64_t& bytes, bool& given,
+                             const std::string& description) {
+  CLI::Validator size(
+      [](std::string& s) -> std::string {
+        if (parseByteSize(s)) return "";
+        return "'" + s + "' is not a memory size (bytes, or with a unit: 512M, 4G, 1.5GiB; 0 = no limit)";
+      },
+      "SIZE");
+  return cmd
+      ->add_option_function<std::string>(
+          name,
+          [&bytes, &given](const std::string& s) {
+            bytes = parseByteSize(s).value_or(0);
+            given = true;
+          },
+          description)
+      ->check(size);
 }
 
 }  // namespace ptxmm::cli

@@ -13,6 +13,7 @@
 #include "cat/MonotoneAlgebra.hpp"
 #include "enum/Concrete.hpp"
 #include "events/Skeleton.hpp"
+#include "support/Budget.hpp"
 
 namespace ptxmm::enumeration {
 
@@ -25,22 +26,6 @@ struct Stop {
   check::Status status;  // Timeout or Unknown
   std::string why;
 };
-
-// All strict total orders of `items` (compact indices), as matrices over n events, with `first`
-// (the init write, or -1) ordered before every item.
-std::vector<BitMatrix> totalOrders(std::vector<int> items, int first, size_t n) {
-  std::vector<BitMatrix> out;
-  std::sort(items.begin(), items.end());
-  do {
-    BitMatrix m(n);
-    for (size_t a = 0; a < items.size(); ++a) {
-      if (first >= 0) m.set(static_cast<size_t>(first), static_cast<size_t>(items[a]));
-      for (size_t b = a + 1; b < items.size(); ++b) m.set(static_cast<size_t>(items[a]), static_cast<size_t>(items[b]));
-    }
-    out.push_back(std::move(m));
-  } while (std::next_permutation(items.begin(), items.end()));
-  return out;
-}
 
 class Enumerator {
  public:
@@ -74,6 +59,9 @@ class Enumerator {
     } catch (const Stop& s) {
       res.status = s.status;
       res.message = s.why;
+    } catch (const BudgetExceeded& e) {  // the test's time or memory budget (support/Budget.hpp)
+      res.status = e.kind() == BudgetExceeded::Time ? check::Status::Timeout : check::Status::MemoryLimit;
+      res.message = fmt::format("{} ({} candidates examined)", e.what(), candidates_);
     } catch (const DiagnosticError& e) {
       res.status = check::Status::Error;
       res.message = e.what();
@@ -91,6 +79,7 @@ class Enumerator {
 
   // Stops the search when the budget is spent (checked every 256 candidates or search nodes).
   void budget() {
+    pollBudget("enum engine");
     if (((candidates_ + nodes_) & 255) != 0) return;
     if (opts_.cancel && opts_.cancel->load()) throw Stop{check::Status::Unknown, "cancelled"};
     if (opts_.maxCandidates && candidates_ > opts_.maxCandidates)
@@ -135,15 +124,11 @@ class Enumerator {
         writeDeps_[i].push_back(readIndex_[static_cast<size_t>(di)]);
       }
     }
-    // sc orders (co orders are built write by write during the search).
-    scChoices_.clear();
-    if (useSc_ && sk.sets.count("F_SC")) {
-      std::vector<int> fs;
-      sk.set("F_SC").forEach([&](size_t i) { fs.push_back(static_cast<int>(i)); });
-      scChoices_ = totalOrders(fs, -1, n_);
-    } else {
-      scChoices_.push_back(BitMatrix(n_));
-    }
+    // The events sc orders (its total orders are generated one at a time at each leaf; co orders are
+    // built write by write during the search).
+    scItems_.clear();
+    if (useSc_ && sk.sets.count("F_SC"))
+      sk.set("F_SC").forEach([&](size_t i) { scItems_.push_back(static_cast<int>(i)); });
     // The reads each guard depends on (a guard is tested as soon as they are all resolved).
     guardReads_.clear();
     for (events::ExprId g : sk.guards) {
@@ -235,9 +220,20 @@ class Enumerator {
         src_[k] = -1;
         break;
       }
-      case Step::Sc:
-        for (const auto& sc : scChoices_) evaluateLeaf(sc);
+      case Step::Sc: {
+        // Every strict total order of the sc events, generated lazily (k! of them: the budget is polled
+        // between two).
+        std::vector<int> perm = scItems_;
+        do {
+          BitMatrix sc(n_);
+          for (size_t a = 0; a < perm.size(); ++a)
+            for (size_t b = a + 1; b < perm.size(); ++b)
+              sc.set(static_cast<size_t>(perm[a]), static_cast<size_t>(perm[b]));
+          evaluateLeaf(sc);
+          budget();
+        } while (std::next_permutation(perm.begin(), perm.end()));
         break;
+      }
     }
   }
 
@@ -470,11 +466,11 @@ class Enumerator {
   bool valueSets_ = false;                // the skeleton has value-dependent set members (Skeleton::dynamicSets)
   std::vector<int> reads_;
   std::vector<std::vector<int>> sources_;
-  std::vector<int> readIndex_;               // compact index -> index in reads_ (-1: not a read)
-  std::vector<std::vector<int>> writeDeps_;  // per write: indices in reads_ of the reads its value uses
-  std::vector<std::vector<int>> order_;      // per location: co order of the writes placed so far (init excluded)
-  std::vector<size_t> placed_;               // per location: number of writes placed
-  std::vector<BitMatrix> scChoices_;
+  std::vector<int> readIndex_;                // compact index -> index in reads_ (-1: not a read)
+  std::vector<std::vector<int>> writeDeps_;   // per write: indices in reads_ of the reads its value uses
+  std::vector<std::vector<int>> order_;       // per location: co order of the writes placed so far (init excluded)
+  std::vector<size_t> placed_;                // per location: number of writes placed
+  std::vector<int> scItems_;                  // sorted
   std::vector<std::vector<int>> guardReads_;  // per guard of sk_: the reads (indices in reads_) it uses
   // One decision of the search: the place of a write in co, the source of a read, or the sc order.
   struct Step {

@@ -7,6 +7,8 @@
 #include <set>
 #include <tuple>
 
+#include "support/Budget.hpp"
+
 namespace ptxmm::events {
 namespace {
 
@@ -419,6 +421,10 @@ class Lowerer {
   }
 
   EventId push(Event e) {
+    if (opt_.maxEvents > 0 && prog_.events.size() >= static_cast<size_t>(opt_.maxEvents))
+      throw SizeLimit(
+          fmt::format("more than {} events (all paths of all threads so far); the size limit is --max-events {}",
+                      opt_.maxEvents, opt_.maxEvents));
     e.id = static_cast<EventId>(prog_.events.size());
     prog_.events.push_back(std::move(e));
     return prog_.events.back().id;
@@ -883,6 +889,7 @@ class Lowerer {
     }
     std::vector<PathState> work{std::move(init)};
     while (!work.empty()) {
+      pollBudget("lowering (path exploration)");
       PathState st = std::move(work.back());
       work.pop_back();
       runPath(st, work);
@@ -1094,6 +1101,7 @@ class Lowerer {
       changed = false;
       for (size_t t = 0; t < barrierCandidates_.size(); ++t)
         for (size_t k = base[t]; k < prog_.paths[t].size();) {
+          pollBudget("lowering (barrier fixpoint)");
           const Path& c = prog_.paths[t][k];
           const BarrierUse* u = nullptr;
           for (const auto& x : c.barriers)
@@ -1136,6 +1144,7 @@ class Lowerer {
   void runPath(PathState& st, std::vector<PathState>& work) {
     const auto& code = thread(curThread_).code;
     while (true) {
+      pollBudget("lowering (path exploration)");
       if (st.pc >= code.size()) return finishPath(st, PathEnd::Normal);
       const auto& stmt = code[st.pc];
       if (!stmt.instr) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <stdexcept>
 
 #include "events/EventProgram.hpp"
 #include "litmus/Ast.hpp"
@@ -14,6 +15,14 @@ struct LowerOptions {
   int unroll = 2;         ///< times a backward branch may be taken on one path; one more ends the path (Cut)
   int maxPaths = 20000;   ///< per thread; more is reported as an error rather than exhausting memory
   int maxSteps = 100000;  ///< instructions executed on one path
+  int maxEvents = 0;  ///< more events than this (all paths together) → SizeLimit as soon as one more is made; 0 = none
+};
+
+/// Thrown by lower() when the program grows past LowerOptions::maxEvents: the test is refused before the
+/// work of exploring the rest of its paths is done.
+class SizeLimit : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 /// Lower a parsed test. The returned program keeps a pointer to `test` (it must outlive the program).

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "events/Lower.hpp"
+#include "support/Budget.hpp"
 
 namespace ptxmm::events {
 namespace {
@@ -86,6 +87,8 @@ void materialise(Skeleton& sk) {
     for (const auto& d : sk.event(i).dynamicTags) sk.dynamicSets[d.name].emplace_back(static_cast<int>(i), d.cond);
 
   // Program relations restricted to active events.
+  reserveBudget((skeletonRelationNames().size() + program.relations.size()) * n * ((n + 63) / 64) * 8,
+                "skeleton (static relations over " + std::to_string(n) + " events)");
   for (const auto& name : skeletonRelationNames()) sk.relations.emplace(name, BitMatrix(n));
   for (const auto& [name, pairs] : program.relations) {
     auto it = sk.relations.find(name);
@@ -107,6 +110,7 @@ void materialise(Skeleton& sk) {
   BitMatrix& sgpu = sk.relations.at("sgpu");
   BitMatrix& sr = sk.relations.at("sr");
   for (size_t i = 0; i < n; ++i) {
+    pollBudget("skeleton (static relations)");
     const Event& a = sk.event(i);
     const litmus::Placement* pa = a.thread >= 0 ? &program.threads[static_cast<size_t>(a.thread)].where : nullptr;
     for (size_t j = 0; j < n; ++j) {
@@ -228,6 +232,7 @@ bool forEachPathChoice(const EventProgram& program, const std::function<bool(con
     if (ps.empty()) return true;
   std::vector<int> choice(t, 0);
   while (true) {
+    pollBudget("path combinations");
     if (barriersConsistent(program, choice) && !f(choice)) return false;
     size_t k = t;
     while (k > 0) {

@@ -257,7 +257,7 @@ int runCampaign(const CampaignOptions& opt, std::ostream& out, std::ostream& err
       err << opt.jsonOut << ": error: cannot write JSON results\n";
       return 2;
     }
-    f << doc.dump(2) << "\n";
+    f << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   }
   if (forbidden) return 1;
   if (badInput) return 2;

@@ -949,11 +949,13 @@ RunResult runKernelIsolated(const ptxgen::Kernel& kernel, const StressParams& pa
     try {
       DeviceInfo d = queryDevice();
       RunResult r = runKernel(kernel, params, candidates);
-      msg = json{{"device", d.toJson()}, {"result", toJson(r)}}.dump();
+      msg = json{{"device", d.toJson()}, {"result", toJson(r)}}.dump(-1, ' ', false,
+                                                                     nlohmann::json::error_handler_t::replace);
     } catch (const std::exception& e) {
       RunResult r;
       r.reason = e.what();
-      msg = json{{"device", DeviceInfo{}.toJson()}, {"result", toJson(r)}}.dump();
+      msg = json{{"device", DeviceInfo{}.toJson()}, {"result", toJson(r)}}.dump(
+          -1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
     msg += "\n";
     size_t off = 0;

@@ -4,11 +4,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <stop_token>
+#include <thread>
 
 #include "cat/BitAlgebra.hpp"
 #include "cat/Interpreter.hpp"
@@ -16,6 +20,7 @@
 #include "events/Skeleton.hpp"
 #include "smt/SymAlgebra.hpp"
 #include "smt/ValueEncoder.hpp"
+#include "support/Budget.hpp"
 
 namespace ptxmm::smt {
 
@@ -61,6 +66,9 @@ class SmtRunner {
     } catch (const GiveUp& g) {
       res.status = g.status;
       res.message = g.why;
+    } catch (const BudgetExceeded& e) {  // the test's time or memory budget (support/Budget.hpp)
+      res.status = e.kind() == BudgetExceeded::Time ? check::Status::Timeout : check::Status::MemoryLimit;
+      res.message = e.what();
     } catch (const InternalBug& b) {
       res.status = check::Status::Error;
       res.message = "internal error: " + b.why;
@@ -108,6 +116,7 @@ class SmtRunner {
     // Combinations of used paths that the barriers reject.
     std::vector<size_t> pick(nt, 0);
     for (;;) {
+      pollBudget("path combinations");
       std::vector<int> choice(nt);
       for (size_t t = 0; t < nt; ++t) choice[t] = pc.used[t][pick[t]];
       if (!events::barriersConsistent(prog_, choice)) pc.rejected.push_back(choice);
@@ -116,6 +125,12 @@ class SmtRunner {
       if (t == nt) break;
     }
     return pc;
+  }
+
+  // Adds `e` to the solver after polling the test's budget (adding a large term makes Z3 simplify it).
+  static void assertIn(z3::solver& s, const z3::expr& e) {
+    pollBudget("smt solver set-up");
+    s.add(e);
   }
 
   // The outcome of interest: the proposition, negated for forall.
@@ -157,8 +172,9 @@ class SmtRunner {
       auto spent =
           std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0_).count();
       if (spent >= static_cast<long long>(opts_.timeoutMs))
-        throw GiveUp{check::Status::Timeout,
-                     fmt::format("solver timeout: the test's budget of {} ms is spent", opts_.timeoutMs)};
+        throw GiveUp{
+            check::Status::Timeout,
+            fmt::format("solver timeout: the {} ms left of the test's time budget are spent", opts_.timeoutMs)};
       z3::params p(ctx_);
       p.set("timeout", static_cast<unsigned>(opts_.timeoutMs - static_cast<unsigned>(spent)));
       s.set(p);
@@ -166,9 +182,11 @@ class SmtRunner {
     z3::check_result r = s.check(assumptions);
     if (r == z3::unknown) {
       std::string why = s.reason_unknown();
-      if (why.find("timeout") != std::string::npos || why.find("canceled") != std::string::npos)
-        throw GiveUp{check::Status::Timeout,
-                     fmt::format("solver timeout: the test's budget of {} ms is spent", opts_.timeoutMs)};
+      if (why.find("timeout") != std::string::npos || why.find("canceled") != std::string::npos ||
+          why.find("interrupted") != std::string::npos)
+        throw GiveUp{
+            check::Status::Timeout,
+            fmt::format("solver timeout: the {} ms left of the test's time budget are spent", opts_.timeoutMs)};
       throw GiveUp{check::Status::Unknown, "solver returned unknown: " + why};
     }
     return r;
@@ -198,8 +216,8 @@ class SmtRunner {
         out.sel[t].push_back(l);
         lits.push_back(terms.expr(l));
       }
-      s.add(z3::mk_or(lits));
-      s.add(z3::atmost(lits, 1));
+      assertIn(s, z3::mk_or(lits));
+      assertIn(s, z3::atmost(lits, 1));
     }
     for (const auto& choice : pc.rejected) {
       z3::expr_vector cl(ctx_);
@@ -207,7 +225,7 @@ class SmtRunner {
         size_t k = static_cast<size_t>(std::find(pc.used[t].begin(), pc.used[t].end(), choice[t]) - pc.used[t].begin());
         cl.push_back(terms.expr(terms.mkNot(out.sel[t][k])));
       }
-      s.add(z3::mk_or(cl));
+      assertIn(s, z3::mk_or(cl));
     }
     // Which used paths contain each event.
     std::vector<BitSet> on(n, BitSet(offset[nt]));
@@ -231,12 +249,14 @@ class SmtRunner {
     }
     f.implied = BitMatrix(n);
     f.cooc = BitMatrix(n);
-    for (size_t k = 0; k < n; ++k)
+    for (size_t k = 0; k < n; ++k) {
+      pollBudget("smt encoding (execution frame)");
       for (size_t i = 0; i < n; ++i) {
         bool sameOwner = owner[i] >= 0 && owner[i] == owner[k];
         if (f.exec[k] == kTrue || (sameOwner && on[i].subsetOf(on[k]))) f.implied.set(k, i);
         if (!sameOwner || on[i].intersects(on[k])) f.cooc.set(k, i);
       }
+    }
     return out;
   }
 
@@ -295,7 +315,7 @@ class SmtRunner {
       const z3::expr& v = readVal.at(re.id);
       if (ws.size() == 1 && exec(static_cast<size_t>(ws[0])) == kTrue) {
         rf.m[static_cast<size_t>(ws[0]) * n + ri] = kTrue;
-        s.add(z3::implies(terms.expr(exec(ri)), v == writeValue(ws[0])));
+        assertIn(s, z3::implies(terms.expr(exec(ri)), v == writeValue(ws[0])));
         continue;
       }
       z3::expr_vector lits(ctx_);
@@ -305,11 +325,11 @@ class SmtRunner {
         rf.m[wi * n + ri] = l;
         decision.push_back(l);
         lits.push_back(terms.expr(l));
-        s.add(z3::implies(terms.expr(l), terms.expr(terms.mkAnd(exec(wi), exec(ri)))));
-        s.add(z3::implies(terms.expr(l), v == writeValue(w)));
+        assertIn(s, z3::implies(terms.expr(l), terms.expr(terms.mkAnd(exec(wi), exec(ri)))));
+        assertIn(s, z3::implies(terms.expr(l), v == writeValue(w)));
       }
-      s.add(z3::implies(terms.expr(exec(ri)), z3::mk_or(lits)));
-      s.add(z3::atmost(lits, 1));
+      assertIn(s, z3::implies(terms.expr(exec(ri)), z3::mk_or(lits)));
+      assertIn(s, z3::atmost(lits, 1));
     }
 
     // A strict total order over `items` (first: an element ordered before all, or -1); as a relation it
@@ -336,11 +356,11 @@ class SmtRunner {
             // Pairs that never execute together have no order: no constraint through them.
             if (ab == kFalse || bc == kFalse || !frame.cooc.test(static_cast<size_t>(a), static_cast<size_t>(c)))
               continue;
-            s.add(z3::implies(terms.expr(terms.mkAnd(ab, bc)),
-                              terms.expr(terms.mkImplies(
-                                  terms.mkAnd(exec(static_cast<size_t>(a)),
-                                              terms.mkAnd(exec(static_cast<size_t>(b)), exec(static_cast<size_t>(c)))),
-                                  ac))));
+            assertIn(s, z3::implies(terms.expr(terms.mkAnd(ab, bc)),
+                                    terms.expr(terms.mkImplies(terms.mkAnd(exec(static_cast<size_t>(a)),
+                                                                           terms.mkAnd(exec(static_cast<size_t>(b)),
+                                                                                       exec(static_cast<size_t>(c)))),
+                                                               ac))));
           }
     };
     SymRel co = alg.emptyRel();
@@ -380,12 +400,12 @@ class SmtRunner {
         const events::Path& p = prog_.paths[t][static_cast<size_t>(pc.used[t][k])];
         const Lit sel = selection.sel[t][k];
         const z3::expr selE = terms.expr(sel);
-        for (events::ExprId g : p.guards) s.add(z3::implies(selE, enc.nonZero(g)));
+        for (events::ExprId g : p.guards) assertIn(s, z3::implies(selE, enc.nonZero(g)));
         for (events::EventId re : p.readsFinal) {
           size_t r = static_cast<size_t>(u.indexOf(re));
           for (int w : u.writesByLoc.at(static_cast<size_t>(u.event(r).loc))) {
             Lit l = rf.m[static_cast<size_t>(w) * n + r];
-            if (l != kFalse) s.add(z3::implies(selE && terms.expr(l), terms.expr(fw.v[static_cast<size_t>(w)])));
+            if (l != kFalse) assertIn(s, z3::implies(selE && terms.expr(l), terms.expr(fw.v[static_cast<size_t>(w)])));
           }
         }
         for (const auto& [e, why] : p.undefinedIf)
@@ -413,10 +433,10 @@ class SmtRunner {
           auto it = axioms.find(name);
           if (it == axioms.end())
             it = axioms.emplace(name, ctx_.bool_const(fmt::format("ax_{}", sanitize(name)).c_str())).first;
-          s.add(z3::implies(it->second, terms.expr(c.value.lit)));
+          assertIn(s, z3::implies(it->second, terms.expr(c.value.lit)));
           break;
         }
-        case cat::CheckKind::Assert: s.add(terms.expr(c.value.lit)); break;
+        case cat::CheckKind::Assert: assertIn(s, terms.expr(c.value.lit)); break;
         case cat::CheckKind::Flag: flagParts[name].push_back(c.value.lit); break;
         case cat::CheckKind::Undefined: flagParts["undefined"].push_back(terms.mkNot(c.value.lit)); break;
       }
@@ -453,8 +473,8 @@ class SmtRunner {
       } else {
         z3::expr fin = ctx_.bv_const(fmt::format("final_{}", sanitize(t.name)).c_str(), 64);
         for (int w : u.writesByLoc.at(static_cast<size_t>(t.loc)))
-          s.add(z3::implies(terms.expr(terms.mkAnd(exec(static_cast<size_t>(w)), fw.v[static_cast<size_t>(w)])),
-                            fin == writeValue(w)));
+          assertIn(s, z3::implies(terms.expr(terms.mkAnd(exec(static_cast<size_t>(w)), fw.v[static_cast<size_t>(w)])),
+                                  fin == writeValue(w)));
         termExprs.push_back(fin);
       }
     }
@@ -495,9 +515,9 @@ class SmtRunner {
       found.push_back({vals, key});
       if (states_.size() > opts_.maxStates)
         throw GiveUp{check::Status::Unknown, fmt::format("more than {} distinct final states", opts_.maxStates)};
-      s.add(z3::implies(blockAct, z3::mk_or(diff)));
+      assertIn(s, z3::implies(blockAct, z3::mk_or(diff)));
     }
-    s.add(!blockAct);
+    assertIn(s, !blockAct);
 
     // Flags: for each flag, the states reachable by an allowed execution raising it (states already
     // known to raise it from their witness are blocked from the start).
@@ -512,13 +532,13 @@ class SmtRunner {
                       [&](const Found& f) { return states_.at(f.key).flags.count(name) > 0; }))
         continue;
       z3::expr flagAct = ctx_.bool_const(fmt::format("flag_{}", sanitize(name)).c_str());
-      s.add(z3::implies(flagAct, terms.expr(l)));
+      assertIn(s, z3::implies(flagAct, terms.expr(l)));
       const z3::expr_vector flagAssumptions = plus(assumptions, flagAct);
       auto block = [&](const std::vector<int64_t>& vals) {
         z3::expr_vector diff(ctx_);
         for (size_t i = 0; i < termExprs.size(); ++i)
           diff.push_back(termExprs[i] != ctx_.bv_val(static_cast<uint64_t>(vals[i]), 64));
-        s.add(z3::implies(flagAct, z3::mk_or(diff)));
+        assertIn(s, z3::implies(flagAct, z3::mk_or(diff)));
       };
       for (const auto& f : found)
         if (states_.at(f.key).flags.count(name)) block(f.vals);
@@ -533,7 +553,7 @@ class SmtRunner {
         it->second.flags.insert(name);
         block(vals);
       }
-      s.add(!flagAct);
+      assertIn(s, !flagAct);
     }
     // Execution counts.
     for (size_t k = 0; k < found.size(); ++k) {
@@ -546,7 +566,7 @@ class SmtRunner {
       z3::expr_vector eqs(ctx_);
       for (size_t i = 0; i < termExprs.size(); ++i)
         eqs.push_back(termExprs[i] == ctx_.bv_val(static_cast<uint64_t>(found[k].vals[i]), 64));
-      s.add(z3::implies(stLit, z3::mk_and(eqs)));
+      assertIn(s, z3::implies(stLit, z3::mk_and(eqs)));
       st.executions += countExecutions(s, assumptions, stLit, terms, decision);
     }
 
@@ -559,7 +579,7 @@ class SmtRunner {
       z3::expr tl = ctx_.bool_const("outcome");
       z3::expr target = propExpr(spec_.prop, termExprs);
       if (prog_.test->condition.quant == litmus::Condition::Quant::Forall) target = !target;
-      s.add(z3::implies(tl, target));
+      assertIn(s, z3::implies(tl, target));
       if (check(s, plus(assumptions, tl)) == z3::unsat) {
         z3::expr_vector core = s.unsat_core();
         for (unsigned i = 0; i < core.size(); ++i) {
@@ -584,9 +604,9 @@ class SmtRunner {
         diff.push_back(m.eval(e, true).is_true() ? !e : e);
       }
       if (diff.empty()) break;
-      s.add(z3::implies(countAct, z3::mk_or(diff)));
+      assertIn(s, z3::implies(countAct, z3::mk_or(diff)));
     }
-    s.add(!countAct);
+    assertIn(s, !countAct);
     return count;
   }
 
@@ -685,13 +705,40 @@ check::EngineResult runSmt(z3::context& ctx, const events::EventProgram& program
   // Relevancy filtering does not pay off on these encodings (measured: about 25% faster without).
   static std::once_flag once;
   std::call_once(once, [] { z3::set_param("smt.relevancy", 0); });
+  // Z3 checks its timeout only inside solver calls; simplifying a large term on assertion can run far
+  // past it. A watchdog interrupts the context at the deadline (an interrupt that finds Z3 idle is
+  // dropped, so the context stays usable for the next test).
+  std::atomic<bool> interrupted{false};
+  std::optional<std::jthread> watchdog;
+  if (options.timeoutMs > 0)
+    watchdog.emplace([&ctx, &interrupted, ms = options.timeoutMs](std::stop_token stop) {
+      std::mutex mu;
+      std::condition_variable_any cv;
+      std::unique_lock lock(mu);
+      if (!cv.wait_for(lock, stop, std::chrono::milliseconds(ms), [] { return false; })) {
+        if (stop.stop_requested()) return;
+        interrupted = true;
+        ctx.interrupt();
+      }
+    });
   try {
     SmtRunner runner(ctx, program, model, spec, options);
-    return runner.run();
+    r = runner.run();
+    if (interrupted && r.status == check::Status::Error) {
+      r.status = check::Status::Timeout;
+      r.message = fmt::format("solver timeout: the {} ms left of the test's time budget are spent", options.timeoutMs);
+    }
+    return r;
   } catch (const DiagnosticError& e) {
     r.status = check::Status::Error;
     r.message = e.what();
   } catch (const z3::exception& e) {
+    if (interrupted) {
+      r.status = check::Status::Timeout;
+      r.message =
+          fmt::format("the {} ms left of the test's time budget were spent in Z3 (interrupted)", options.timeoutMs);
+      return r;
+    }
     r.status = check::Status::Error;
     r.message = std::string("z3: ") + e.msg();
   } catch (const std::out_of_range& e) {

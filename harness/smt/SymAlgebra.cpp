@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <bit>
 
+#include "support/Budget.hpp"
+
 namespace ptxmm::smt {
 
 namespace {
@@ -23,6 +25,7 @@ uint64_t pairKey(Lit a, Lit b) {
 TermTable::TermTable(z3::context& ctx) : ctx_(ctx) {}
 
 Lit TermTable::add(const z3::expr& e) {
+  pollBudget("smt encoding");
   auto it = exprIndex_.find(e.id());
   if (it != exprIndex_.end()) return it->second;
   terms_.push_back(e);
@@ -124,7 +127,16 @@ Lit TermTable::mkOrN(const std::vector<Lit>& ls) {
 // SymAlgebra
 
 SymAlgebra::SymAlgebra(TermTable& terms, size_t n, std::string prefix, std::optional<Frame> frame)
-    : n_(n), frame_(std::move(frame)), t_(terms), prefix_(std::move(prefix)) {}
+    : n_(n), frame_(std::move(frame)), t_(terms), prefix_(std::move(prefix)) {
+  // A model binds a few dozen relations of n×n literals: refuse at once a size that cannot fit.
+  reserveBudget(32 * n * n * sizeof(Lit), "smt encoding (dense relations over " + std::to_string(n) + " events)");
+}
+
+std::vector<Lit> SymAlgebra::relStorage(Lit fill) const {
+  pollBudget("smt encoding");
+  reserveBudget(n_ * n_ * sizeof(Lit), "smt encoding");
+  return std::vector<Lit>(n_ * n_, fill);
+}
 
 SymRel SymAlgebra::masked(Rel r) const {
   if (!frame_) return r;
@@ -208,6 +220,7 @@ SymRel SymAlgebra::seq(const Rel& a, const Rel& b) {
   std::vector<std::vector<Lit>> acc(n_);
   std::vector<char> isTrue(n_);
   for (size_t i = 0; i < n_; ++i) {
+    pollBudget("smt encoding");
     std::fill(isTrue.begin(), isTrue.end(), 0);
     for (auto& v : acc) v.clear();
     bool any = false;
@@ -282,6 +295,7 @@ SymRel SymAlgebra::plus(const Rel& a) {
   Rel r = a;
   std::vector<size_t> rows, cols;
   for (size_t k = 0; k < n_; ++k) {
+    pollBudget("smt encoding");
     rows.clear();
     cols.clear();
     for (size_t i = 0; i < n_; ++i)

@@ -130,9 +130,9 @@ class SymAlgebra {
   /// All events.
   Set fullSet() const { return {std::vector<Lit>(n_, kTrue)}; }
   /// 0.
-  Rel emptyRel() const { return {std::vector<Lit>(n_ * n_, kFalse)}; }
+  Rel emptyRel() const { return {relStorage(kFalse)}; }
   /// All pairs.
-  Rel fullRel() const { return masked({std::vector<Lit>(n_ * n_, kTrue)}); }
+  Rel fullRel() const { return masked({relStorage(kTrue)}); }
   /// id.
   Rel identity() const;
   /// a | b.
@@ -193,6 +193,8 @@ class SymAlgebra {
   static constexpr bool kBoundedFixpointIsExact = true;
 
  private:
+  // n×n entries all `fill`, after the test's budget is polled and the memory reserved.
+  [[nodiscard]] std::vector<Lit> relStorage(Lit fill) const;
   BitMatrix mayMatrix(const Rel& a) const;
   // exec(k), unless k's execution follows from that of i or j (then kTrue).
   Lit execUnless(size_t k, size_t i, size_t j) const {

@@ -134,11 +134,11 @@ TEST_CASE("suite runner: expectations, failures and the summary line", "[check][
 exists (1:r0 == 1 /\ 1:r1 == 0)
 )";
   write(dir / "a-good.litmus", mp);
-  write(dir / "a-good.expect", "# comment\nother: Sometimes | x\nmodel: Never | SC forbids MP\n");
+  write(dir / "a-good.expect", "# comment\nsc: Sometimes | x\nmodel: Never | SC forbids MP\n");
   write(dir / "sub" / "b-wrong.litmus", mp);
   write(dir / "sub" / "b-wrong.expect", "model: Sometimes | deliberately wrong\n");
   write(dir / "sub" / "c-flag.litmus", mp);
-  write(dir / "sub" / "c-flag.expect", "model: Never +data-race | flag missing\n");
+  write(dir / "sub" / "c-flag.expect", "model: Never +deadlock | flag missing\n");
   write(dir / "d-noexpect.litmus", mp);
   write(dir / "e-broken.litmus", "PTX broken\n{ x = 0 }\n P0@cta 0 ;\n frobnicate x ;\nexists (x == 1)\n");
   write(dir / "e-broken.expect", "model: Never | parse error expected\n");

@@ -1,0 +1,145 @@
+#include "support/Budget.hpp"
+
+#include <fmt/format.h>
+#include <malloc.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <limits>
+#include <new>
+
+namespace ptxmm {
+
+namespace {
+// Constant-initialised, so that allocations made before main (static constructors) see nullptr.
+thread_local Budget* tlsBudget = nullptr;
+}  // namespace
+
+Budget::Budget(double timeoutSeconds, uint64_t memoryBytes)
+    : t0_(std::chrono::steady_clock::now()), timeout_(timeoutSeconds), memLimit_(memoryBytes) {}
+
+double Budget::elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
+
+double Budget::remaining() const {
+  return timeout_ > 0 ? timeout_ - elapsed() : std::numeric_limits<double>::infinity();
+}
+
+void Budget::poll(std::string_view phase) {
+  if (memLimit_ > 0 && live_ > static_cast<int64_t>(memLimit_))
+    throw BudgetExceeded(BudgetExceeded::Memory,
+                         fmt::format("{} in use during the {} exceeds the test's memory limit of {} (--memory)",
+                                     formatBytes(static_cast<uint64_t>(live_)), phase, formatBytes(memLimit_)));
+  if (timeout_ > 0 && (++polls_ & 15) == 0) checkTime(phase);
+}
+
+void Budget::checkTime(std::string_view phase) const {
+  if (timeout_ > 0 && elapsed() > timeout_)
+    throw BudgetExceeded(BudgetExceeded::Time, fmt::format("the test's time budget of {} ms was spent during the {}",
+                                                           static_cast<long long>(timeout_ * 1000 + 0.5), phase));
+}
+
+void Budget::reserve(uint64_t bytes, std::string_view phase) {
+  checkTime(phase);  // a large allocation is about to be made and filled: no need to wait for a later poll
+  if (memLimit_ > 0 && static_cast<uint64_t>(std::max<int64_t>(live_, 0)) + bytes > memLimit_)
+    throw BudgetExceeded(
+        BudgetExceeded::Memory,
+        fmt::format("the {} needs {} more while {} are in use: over the test's memory limit of {} "
+                    "(--memory)",
+                    phase, formatBytes(bytes), formatBytes(static_cast<uint64_t>(std::max<int64_t>(live_, 0))),
+                    formatBytes(memLimit_)));
+}
+
+BudgetScope::BudgetScope(Budget& budget) : previous_(tlsBudget) { tlsBudget = &budget; }
+BudgetScope::~BudgetScope() { tlsBudget = previous_; }
+
+Budget* currentBudget() { return tlsBudget; }
+
+uint64_t defaultMemoryLimit(int workers) {
+  long pages = sysconf(_SC_PHYS_PAGES);
+  long page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return 0;
+  const uint64_t phys = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+  return std::min(phys / 4, phys / 4 * 3 / static_cast<uint64_t>(std::max(1, workers)));
+}
+
+std::optional<uint64_t> parseByteSize(const std::string& text) {
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (!(v >= 0) || text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '.'))
+    return std::nullopt;
+  std::string unit = text.substr(used);
+  for (auto& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  double mult = 1;
+  if (unit.empty() || unit == "B")
+    mult = 1;
+  else {
+    static const std::string units = "KMGT";
+    size_t k = units.find(unit[0]);
+    if (k == std::string::npos || !(unit.size() == 1 || unit.substr(1) == "B" || unit.substr(1) == "IB"))
+      return std::nullopt;
+    mult = static_cast<double>(1ULL << (10 * (k + 1)));
+  }
+  double bytes = v * mult;
+  if (bytes > 1.8e19) return std::nullopt;
+  return static_cast<uint64_t>(bytes);
+}
+
+std::string formatBytes(uint64_t bytes) {
+  if (bytes >= (1ULL << 30)) return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1ULL << 30));
+  if (bytes >= (1ULL << 20)) return fmt::format("{:.0f} MiB", static_cast<double>(bytes) / (1ULL << 20));
+  return fmt::format("{} KiB", (bytes + 1023) / 1024);
+}
+
+}  // namespace ptxmm
+
+// ----- counting allocation functions ----------------------------------------------------------------
+// The replaceable global allocation functions, counting the usable size of each block for the calling
+// thread's budget. They never throw for a spent budget (a throw inside a library, Z3 say, could leave it
+// in a broken state): the budget is checked at pollBudget().
+
+namespace {
+
+void* countedAlloc(std::size_t n, std::size_t align) {
+  if (n == 0) n = 1;
+  void* p =
+      align > alignof(std::max_align_t) ? std::aligned_alloc(align, (n + align - 1) / align * align) : std::malloc(n);
+  if (p != nullptr)
+    if (ptxmm::Budget* b = ptxmm::tlsBudget) b->onAlloc(malloc_usable_size(p));
+  return p;
+}
+
+void countedFree(void* p) noexcept {
+  if (p == nullptr) return;
+  if (ptxmm::Budget* b = ptxmm::tlsBudget) b->onFree(malloc_usable_size(p));
+  std::free(p);
+}
+
+}  // namespace
+
+void* operator new(std::size_t n) {
+  if (void* p = countedAlloc(n, 0)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t n) { return ::operator new(n); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return countedAlloc(n, 0); }
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return countedAlloc(n, 0); }
+void* operator new(std::size_t n, std::align_val_t a) {
+  if (void* p = countedAlloc(n, static_cast<std::size_t>(a))) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t n, std::align_val_t a) { return ::operator new(n, a); }
+void operator delete(void* p) noexcept { countedFree(p); }
+void operator delete[](void* p) noexcept { countedFree(p); }
+void operator delete(void* p, std::size_t) noexcept { countedFree(p); }
+void operator delete[](void* p, std::size_t) noexcept { countedFree(p); }
+void operator delete(void* p, std::align_val_t) noexcept { countedFree(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { countedFree(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { countedFree(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { countedFree(p); }

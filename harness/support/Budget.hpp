@@ -1,0 +1,109 @@
+// The resource budget of one test: a deadline and a memory limit that every phase of a check honours
+// (parsing, lowering and path exploration, skeletons, both engines, the cat interpreter's `with … from`).
+//
+// A Budget is installed for the calling thread by a BudgetScope; the loops that can grow call
+// pollBudget() (cheap: a counter, and the clock every 16 calls). While a scope is active, every C++
+// allocation of the thread is counted (global operator new/delete, Budget.cpp), so the limit bounds what
+// the enumerations really hold, not an estimate. A budget that is spent makes pollBudget() throw
+// BudgetExceeded, which checkTest turns into Status::Timeout / Status::MemoryLimit. Z3's own memory is
+// outside this count; the smt engine is bounded by the deadline (solver timeouts) and its state cap.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace ptxmm {
+
+/// Thrown by pollBudget() when the installed budget is spent.
+class BudgetExceeded : public std::runtime_error {
+ public:
+  enum Kind { Time, Memory };
+  BudgetExceeded(Kind kind, const std::string& what) : std::runtime_error(what), kind_(kind) {}
+  [[nodiscard]] Kind kind() const { return kind_; }
+
+ private:
+  Kind kind_;
+};
+
+/// Time and memory limits of one test (0 = none) and what it has used.
+class Budget {
+ public:
+  Budget(double timeoutSeconds, uint64_t memoryBytes);
+
+  /// Throws BudgetExceeded if the deadline has passed or the memory counted exceeds the limit; `phase`
+  /// names what was running ("lowering", "enum engine", ...) for the message.
+  void poll(std::string_view phase);
+  /// Throws BudgetExceeded if the deadline has passed (checked at once, not every few polls) or if
+  /// allocating `bytes` more would exceed the memory limit: called before a large allocation whose size
+  /// is known in advance, so that it is refused, not made.
+  void reserve(uint64_t bytes, std::string_view phase);
+  /// Seconds since the budget was created.
+  [[nodiscard]] double elapsed() const;
+  /// Seconds left before the deadline (+inf without one; may be negative).
+  [[nodiscard]] double remaining() const;
+  [[nodiscard]] double timeoutSeconds() const { return timeout_; }
+  [[nodiscard]] uint64_t memoryLimit() const { return memLimit_; }
+  /// Bytes allocated and not yet freed by the thread while this budget was installed, and their peak.
+  [[nodiscard]] int64_t allocated() const { return live_; }
+  [[nodiscard]] int64_t peak() const { return peak_; }
+
+  // Called by the global allocation functions for the installed budget.
+  void onAlloc(size_t bytes) {
+    live_ += static_cast<int64_t>(bytes);
+    if (live_ > peak_) peak_ = live_;
+  }
+  void onFree(size_t bytes) { live_ -= static_cast<int64_t>(bytes); }
+
+ private:
+  void checkTime(std::string_view phase) const;
+
+  std::chrono::steady_clock::time_point t0_;
+  double timeout_;
+  uint64_t memLimit_;
+  int64_t live_ = 0;
+  int64_t peak_ = 0;
+  unsigned polls_ = 0;
+};
+
+/// Installs `budget` as the calling thread's budget for its lifetime (restores the previous one).
+class BudgetScope {
+ public:
+  explicit BudgetScope(Budget& budget);
+  ~BudgetScope();
+  BudgetScope(const BudgetScope&) = delete;
+  BudgetScope& operator=(const BudgetScope&) = delete;
+
+ private:
+  Budget* previous_;
+};
+
+/// The calling thread's budget, or nullptr.
+[[nodiscard]] Budget* currentBudget();
+
+/// Polls the calling thread's budget, if one is installed (see Budget::poll).
+inline void pollBudget(std::string_view phase) {
+  if (Budget* b = currentBudget()) b->poll(phase);
+}
+
+/// Reserves `bytes` on the calling thread's budget, if one is installed (see Budget::reserve).
+inline void reserveBudget(uint64_t bytes, std::string_view phase) {
+  if (Budget* b = currentBudget()) b->reserve(bytes, phase);
+}
+
+/// A quarter of this machine's physical memory, shared out between `workers` checks that run at once
+/// (never more than three quarters of the machine in all): the default per-test memory limit.
+[[nodiscard]] uint64_t defaultMemoryLimit(int workers);
+
+/// A memory size as written on the command line: bytes, or a number with a unit (K, M, G, T: powers of
+/// 1024, also written KiB/KB, MiB/MB, ...; fractions allowed: "1.5G"); nullopt if it is not one.
+[[nodiscard]] std::optional<uint64_t> parseByteSize(const std::string& text);
+
+/// "512 MiB"-style text for messages.
+[[nodiscard]] std::string formatBytes(uint64_t bytes);
+
+}  // namespace ptxmm

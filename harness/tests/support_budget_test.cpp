@@ -1,0 +1,98 @@
+// The per-test budget: allocation counting, the memory limit, the deadline, sizes on the command line,
+// and the UTF-8 repair used by the XML reports.
+#include <catch2/catch.hpp>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/Budget.hpp"
+#include "support/Utf8.hpp"
+
+using namespace ptxmm;
+
+TEST_CASE("a budget counts the allocations of its thread while installed", "[support][budget]") {
+  Budget b(0, 0);
+  CHECK(currentBudget() == nullptr);
+  {
+    BudgetScope scope(b);
+    CHECK(currentBudget() == &b);
+    auto v = std::make_unique<std::vector<char>>(3u << 20);
+    CHECK(b.allocated() >= (3 << 20));
+    // An allocation of another thread is not this budget's.
+    int64_t before = b.allocated();
+    std::thread([] { std::vector<char> other(8u << 20); }).join();
+    CHECK(b.allocated() - before < (1 << 20));
+    v.reset();
+    CHECK(b.allocated() < (1 << 20));
+    CHECK(b.peak() >= (3 << 20));
+  }
+  CHECK(currentBudget() == nullptr);
+  auto after = std::make_unique<std::vector<char>>(1u << 20);  // not counted once the scope is gone
+  CHECK(b.allocated() < (1 << 20));
+}
+
+TEST_CASE("poll throws Memory over the limit, reserve refuses before allocating", "[support][budget]") {
+  Budget b(0, 1u << 20);
+  BudgetScope scope(b);
+  CHECK_NOTHROW(pollBudget("test"));
+  CHECK_THROWS_AS(reserveBudget(2u << 20, "test phase"), BudgetExceeded);
+  try {
+    reserveBudget(2u << 20, "test phase");
+  } catch (const BudgetExceeded& e) {
+    CHECK(e.kind() == BudgetExceeded::Memory);
+    CHECK(std::string(e.what()).find("test phase") != std::string::npos);
+  }
+  {
+    std::vector<char> big(2u << 20);
+    CHECK_THROWS_AS(pollBudget("test"), BudgetExceeded);
+  }
+  CHECK_NOTHROW(pollBudget("test"));
+}
+
+TEST_CASE("a spent deadline is seen within a few polls and at once by reserve", "[support][budget]") {
+  Budget b(1e-9, 0);
+  BudgetScope scope(b);
+  CHECK_THROWS_AS(reserveBudget(1, "x"), BudgetExceeded);
+  int polls = 0;
+  try {
+    for (; polls < 1000; ++polls) pollBudget("the loop");
+  } catch (const BudgetExceeded& e) {
+    CHECK(e.kind() == BudgetExceeded::Time);
+    CHECK(std::string(e.what()).find("during the the loop") != std::string::npos);
+  }
+  CHECK(polls < 16);
+  Budget none(0, 0);
+  BudgetScope inner(none);  // no limits: never throws
+  for (int i = 0; i < 100; ++i) CHECK_NOTHROW(pollBudget("x"));
+}
+
+TEST_CASE("memory sizes as written on the command line", "[support][budget]") {
+  CHECK(parseByteSize("0") == 0u);
+  CHECK(parseByteSize("4096") == 4096u);
+  CHECK(parseByteSize("512M") == 512ull << 20);
+  CHECK(parseByteSize("512MiB") == 512ull << 20);
+  CHECK(parseByteSize("4g") == 4ull << 30);
+  CHECK(parseByteSize("1.5G") == 3ull << 29);
+  CHECK(parseByteSize("2KB") == 2048u);
+  CHECK(!parseByteSize(""));
+  CHECK(!parseByteSize("-1G"));
+  CHECK(!parseByteSize("G"));
+  CHECK(!parseByteSize("4 GB"));
+  CHECK(!parseByteSize("4X"));
+  CHECK(defaultMemoryLimit(1) >= defaultMemoryLimit(64));
+  CHECK(formatBytes(3ull << 30) == "3.0 GiB");
+}
+
+TEST_CASE("text is made valid UTF-8 byte by byte", "[support][utf8]") {
+  CHECK(toValidUtf8("plain") == "plain");
+  CHECK(toValidUtf8("caf\xc3\xa9") == "caf\xc3\xa9");
+  CHECK(toValidUtf8("a\xff"
+                    "b") ==
+        "a\xEF\xBF\xBD"
+        "b");
+  CHECK(toValidUtf8("\xc3") == "\xEF\xBF\xBD");                                  // truncated
+  CHECK(toValidUtf8("\xc0\xaf") == "\xEF\xBF\xBD\xEF\xBF\xBD");                  // overlong
+  CHECK(toValidUtf8("\xed\xa0\x80") == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
+  CHECK(toValidUtf8("\xf0\x9f\x98\x80") == "\xf0\x9f\x98\x80");
+}
