@@ -99,7 +99,9 @@ occurrence) is removed from all threads of the CTA at once, and a cluster barrie
   \`exists\` / \`~exists\`, its negation for \`forall\`) becomes reachable;
 * **needed (race)** / **needed (UB)**: the bad outcome stays unreachable but a data race / undefined
   behaviour appears;
-* **redundant**: neither; an \`error\` cell says why the mutant could not be checked (e.g. timeout).
+* **redundant**: neither; an \`error\` cell says why the mutant could not be checked (e.g. timeout);
+* **n/a (original fails)**: the original already reaches its bad outcome under that model, so removing an
+  instruction cannot show that it is needed — the idiom is broken there, not its instructions redundant.
 
 The picture under a necessary instruction is the witness execution of the bad outcome (or of the
 race) without it, under the first model listed where it is necessary. Models:

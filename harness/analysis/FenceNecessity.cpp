@@ -224,9 +224,22 @@ bool badOutcomeReachable(const check::Verdict& v) {
   return false;
 }
 
+bool isNeeded(Necessity n) {
+  switch (n) {
+    case Necessity::NeededOutcome:
+    case Necessity::NeededRace:
+    case Necessity::NeededUndefined: return true;
+    case Necessity::Redundant:
+    case Necessity::OriginalFails:
+    case Necessity::Error: return false;
+  }
+  return false;
+}
+
 std::string toString(Necessity n) {
   switch (n) {
     case Necessity::Redundant: return "redundant";
+    case Necessity::OriginalFails: return "n/a (original fails)";
     case Necessity::NeededOutcome: return "needed";
     case Necessity::NeededRace: return "needed (race)";
     case Necessity::NeededUndefined: return "needed (UB)";
@@ -286,6 +299,11 @@ FenceReport fenceNecessity(const litmus::Test& test, const std::vector<NamedMode
     ma.original = std::move(verdicts[mi * perModel]);
     bool origOk = ma.original.status == check::Status::Ok;
     ma.badReachable = origOk && badOutcomeReachable(ma.original);
+    // A broken original: the bad outcome is reachable with every site in place, so no removal can show
+    // that a site is needed for it. (Races and UB of the original only hide *new* ones: said per site.)
+    std::string racyOriginal;
+    for (const char* f : {"data-race", "undefined"})
+      if (origOk && ma.original.flags.count(f)) racyOriginal += (racyOriginal.empty() ? "+" : ", +") + std::string(f);
     for (size_t k = 0; k < rep.sites.size(); ++k) {
       SiteResult sr;
       sr.mutant = std::move(verdicts[mi * perModel + k + 1]);
@@ -308,8 +326,15 @@ FenceReport fenceNecessity(const litmus::Test& test, const std::vector<NamedMode
         } else if (isNew("undefined")) {
           sr.necessity = Necessity::NeededUndefined;
           sr.witness = stateWithFlag(sr.mutant, "undefined");
+        } else if (ma.badReachable) {
+          sr.necessity = Necessity::OriginalFails;
+          sr.note =
+              "the original already fails (the bad outcome is reachable): removing a site cannot show that "
+              "it is needed";
         } else {
           sr.necessity = Necessity::Redundant;
+          if (!racyOriginal.empty())
+            sr.note = "the original already raises " + racyOriginal + ": a race or UB this site prevents is not shown";
         }
         std::set<std::string> extra;
         for (const auto& f : mf)
@@ -317,7 +342,7 @@ FenceReport fenceNecessity(const litmus::Test& test, const std::vector<NamedMode
         std::set<std::string> gone;
         for (const auto& f : of)
           if (!mf.count(f)) gone.insert(f);
-        if (!extra.empty()) sr.note = "new flags:" + joinFlags(extra);
+        if (!extra.empty()) sr.note += (sr.note.empty() ? "" : "; ") + std::string("new flags:") + joinFlags(extra);
         if (!gone.empty()) {
           std::string g;
           for (const auto& f : gone) g += " -" + f;
@@ -347,7 +372,7 @@ WitnessFiles writeWitnesses(const FenceReport& report, const std::filesystem::pa
   for (size_t s = 0; s < report.sites.size(); ++s) {
     for (size_t m = 0; m < report.models.size(); ++m) {
       const auto& sr = report.models[m].sites[s];
-      if (!sr.witness || sr.necessity == Necessity::Redundant || sr.necessity == Necessity::Error) continue;
+      if (!sr.witness || !isNeeded(sr.necessity)) continue;
       const auto& state = sr.mutant.states.at(*sr.witness);
       if (!state.witness) continue;
       std::string stem = fileSafe(fmt::format("{}-{}-{}", report.testName, report.sites[s].id, report.models[m].model));
@@ -439,10 +464,11 @@ void printMarkdown(const FenceReport& report, std::ostream& os, const WitnessFil
     for (size_t m = 0; m < report.models.size(); ++m) {
       const auto& sr = report.models[m].sites[s];
       std::string cell = toString(sr.necessity);
-      if (sr.necessity != Necessity::Redundant && sr.necessity != Necessity::Error) cell = "**" + cell + "**";
+      if (isNeeded(sr.necessity)) cell = "**" + cell + "**";
       if (sr.necessity == Necessity::Error)
         cell += ": " + sr.note;
-      else if (sr.necessity != Necessity::Redundant || !sr.note.empty())
+      else if (sr.necessity != Necessity::OriginalFails &&  // the original-verdict row says why
+               (sr.necessity != Necessity::Redundant || !sr.note.empty()))
         cell += " (" + verdictSummary(sr.mutant) + ")";
       os << (m ? " | " : "") << escapeCell(cell);
     }
@@ -459,7 +485,7 @@ void printMarkdown(const FenceReport& report, std::ostream& os, const WitnessFil
     size_t picModel = 0;
     for (size_t m = 0; m < report.models.size(); ++m) {
       const auto& sr = report.models[m].sites[s];
-      if (sr.necessity == Necessity::Redundant || sr.necessity == Necessity::Error) continue;
+      if (!isNeeded(sr.necessity)) continue;
       needIn.push_back(report.models[m].model);
       if (!pic && files) {
         pic = files->find(s, m);

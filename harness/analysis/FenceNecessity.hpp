@@ -81,10 +81,16 @@ enum class Necessity {
   NeededOutcome,    ///< the bad outcome becomes reachable without the site
   NeededRace,       ///< a data race appears without the site (bad outcome still unreachable)
   NeededUndefined,  ///< undefined behaviour appears without the site
+  OriginalFails,    ///< the original already reaches the bad outcome and removing the site adds no race/UB:
+                    ///< removal cannot tell whether it is needed (never reported as redundant)
   Error             ///< the original or the mutant could not be checked (see SiteResult::note)
 };
 
-/// Short name of a necessity ("redundant", "needed", "needed (race)", "needed (UB)", "error").
+/// Whether the site was shown to be needed (one of the Needed* kinds).
+[[nodiscard]] bool isNeeded(Necessity n);
+
+/// Short name of a necessity ("redundant", "needed", "needed (race)", "needed (UB)", "n/a (original fails)",
+/// "error").
 [[nodiscard]] std::string toString(Necessity n);
 
 /// Result of one mutant under one model.

@@ -2,16 +2,13 @@
 // the smt engine or both, compare with the `.expect` files and print herd7-format logs.
 #include <unistd.h>
 
-#include <cstdint>
 #include <iostream>
 
 #include "cat/Model.hpp"
 #include "check/Suite.hpp"
 #include "cli/Commands.hpp"
 #include "cli/Options.hpp"
-#include "support/Budget.hpp"
 #include "support/Diagnostic.hpp"
-#include "support/Parallel.hpp"
 
 namespace ptxmm::cli {
 
@@ -21,9 +18,7 @@ struct CheckArgs {
   std::string engine = "smt";
   std::string model = "ptx";
   int unroll = 2;
-  unsigned timeoutMs = 0;
-  uint64_t memoryBytes = 0;
-  bool memoryGiven = false;
+  BudgetArgs budget;
   bool json = false;
   std::string dotDir;
   int jobs = 0;
@@ -48,11 +43,7 @@ void addCheckCommand(CLI::App& app, int& exitCode) {
                   "cat model: a file, or a shipped model by name (ptx, ptx-cta-proxy-fence, ...; default ptx); its "
                   "stem names the .expect line");
   cmd->add_option("--unroll", args->unroll, "loop unrolling bound")->check(CLI::Range(0, 64));
-  addDurationOption(cmd, "--timeout", args->timeoutMs,
-                    "per-test time budget: seconds as in herd7 (60, 1.5) or with a unit (250ms, 2min); 0 = none");
-  addMemoryOption(cmd, "--memory", args->memoryBytes, args->memoryGiven,
-                  "per-test memory limit (512M, 4G; 0 = none; default: a quarter of this machine's memory, shared "
-                  "out between the workers); a test over it is reported 'memory limit'");
+  addBudgetOptions(cmd, args->budget, "test");
   cmd->add_flag("--json", args->json, "JSON Lines instead of herd7 logs (one object per test, then the summary)");
   cmd->add_option("--junit", args->junit, "also write a JUnit XML report to FILE (one testcase per test)");
   cmd->add_option("--sarif", args->sarif,
@@ -73,9 +64,8 @@ void addCheckCommand(CLI::App& app, int& exitCode) {
     check::SuiteOptions opts;
     opts.check.engine = *check::parseEngine(args->engine);
     opts.check.unroll = args->unroll;
-    opts.check.timeoutMs = args->timeoutMs;
-    opts.check.memoryBytes =
-        args->memoryGiven ? args->memoryBytes : defaultMemoryLimit(workerCount(SIZE_MAX, args->jobs));
+    opts.check.timeoutMs = args->budget.timeoutMs;
+    opts.check.memoryBytes = args->budget.memoryLimit(args->jobs);
     opts.check.maxEvents = args->maxEvents;
     opts.check.maxStates = args->maxStates;
     opts.check.smtCount = args->smtCount;

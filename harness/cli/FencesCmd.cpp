@@ -3,7 +3,6 @@
 // tests change verdict when a named check or proxy-fence rule is removed from the model).
 #include <z3++.h>
 
-#include <cstdint>
 #include <fstream>
 #include <iostream>
 #include <mutex>
@@ -15,9 +14,7 @@
 #include "cli/Commands.hpp"
 #include "cli/Options.hpp"
 #include "litmus/Parser.hpp"
-#include "support/Budget.hpp"
 #include "support/Diagnostic.hpp"
-#include "support/Parallel.hpp"
 
 namespace ptxmm::cli {
 
@@ -27,9 +24,7 @@ struct FencesArgs {
   std::vector<std::string> models;
   std::string engine = "smt";
   int unroll = 2;
-  unsigned timeoutMs = 0;
-  uint64_t memoryBytes = 0;
-  bool memoryGiven = false;
+  BudgetArgs budget;
   int maxEvents = 200;
   std::string dotDir;
   std::string pictureBase;
@@ -49,8 +44,8 @@ check::CheckOptions checkOptions(const FencesArgs& a) {
   check::CheckOptions c;
   c.engine = *check::parseEngine(a.engine);
   c.unroll = a.unroll;
-  c.timeoutMs = a.timeoutMs;
-  c.memoryBytes = a.memoryGiven ? a.memoryBytes : defaultMemoryLimit(workerCount(SIZE_MAX, a.jobs));
+  c.timeoutMs = a.budget.timeoutMs;
+  c.memoryBytes = a.budget.memoryLimit(a.jobs);
   c.maxEvents = a.maxEvents;
   return c;
 }
@@ -161,11 +156,7 @@ void addFencesCommand(CLI::App& app, int& exitCode) {
       ->allow_extra_args(false);
   cmd->add_option("--engine", args->engine, "engine: smt, enum or both")->check(CLI::IsMember({"smt", "enum", "both"}));
   cmd->add_option("--unroll", args->unroll, "loop unrolling bound")->check(CLI::Range(0, 64));
-  addDurationOption(cmd, "--timeout", args->timeoutMs,
-                    "per-check time budget: seconds as in herd7 (60, 1.5) or with a unit (250ms, 2min); 0 = none");
-  addMemoryOption(cmd, "--memory", args->memoryBytes, args->memoryGiven,
-                  "per-check memory limit (512M, 4G; 0 = none; default: a quarter of this machine's memory, shared "
-                  "out between the workers)");
+  addBudgetOptions(cmd, args->budget, "check");
   cmd->add_option("--max-events", args->maxEvents, "refuse tests with more events than this");
   cmd->add_option("--dot", args->dotDir, "write witness graphs (DOT, and SVG when dot is installed) into DIR");
   cmd->add_option("--picture-base", args->pictureBase,

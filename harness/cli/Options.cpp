@@ -3,6 +3,7 @@
 
 #include "support/Budget.hpp"
 #include "support/Duration.hpp"
+#include "support/Parallel.hpp"
 
 namespace ptxmm::cli {
 
@@ -36,6 +37,19 @@ CLI::Option* addMemoryOption(CLI::App* cmd, const std::string& name, uint64_t& b
           },
           description)
       ->check(size);
+}
+
+uint64_t BudgetArgs::memoryLimit(int jobs) const {
+  return memoryGiven ? memoryBytes : defaultMemoryLimit(workerCount(SIZE_MAX, jobs));
+}
+
+void addBudgetOptions(CLI::App* cmd, BudgetArgs& args, const std::string& what) {
+  addDurationOption(cmd, "--timeout", args.timeoutMs,
+                    "per-" + what + " time budget, every phase: seconds as in herd7 (60, 1.5) or with a unit (250ms, " +
+                        "2min); 0 = none");
+  addMemoryOption(cmd, "--memory", args.memoryBytes, args.memoryGiven,
+                  "per-" + what + " memory limit (512M, 4G; 0 = none; default: a quarter of this machine's memory, " +
+                      "shared out between the workers); over it the " + what + " is reported 'memory'");
 }
 
 }  // namespace ptxmm::cli

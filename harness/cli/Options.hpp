@@ -17,4 +17,16 @@ CLI::Option* addDurationOption(CLI::App* cmd, const std::string& name, unsigned&
 CLI::Option* addMemoryOption(CLI::App* cmd, const std::string& name, uint64_t& bytes, bool& given,
                              const std::string& description);
 
+/// The resource budget of each check, as the subcommands that check take it (--timeout, --memory).
+struct BudgetArgs {
+  unsigned timeoutMs = 0;
+  uint64_t memoryBytes = 0;
+  bool memoryGiven = false;
+  /// The per-test memory limit: --memory if given, else the default for `jobs` workers.
+  [[nodiscard]] uint64_t memoryLimit(int jobs) const;
+};
+
+/// Adds --timeout and --memory (`what`: "test", "check") storing into `args`.
+void addBudgetOptions(CLI::App* cmd, BudgetArgs& args, const std::string& what);
+
 }  // namespace ptxmm::cli

@@ -176,6 +176,31 @@ forall (0:r0 == 1 \/ 1:r1 == 1)
   CHECK(none.sites.size() == 2);
 }
 
+TEST_CASE("fenceNecessity never calls a site of a broken test redundant", "[analysis][fences]") {
+  // MP with a release store but a relaxed load: the bad outcome is reachable with every site in place.
+  const char* mp = R"(PTX MP+rel+rlx
+{ x = 0; y = 0 }
+ P0@cta 0,gpu 0      | P1@cta 1,gpu 0       ;
+ st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, y ;
+ fence.acq_rel.gpu   | ld.relaxed.gpu r1, x ;
+ st.relaxed.gpu y, 1 |                      ;
+exists (1:r0 == 1 /\ 1:r1 == 0)
+)";
+  auto t = litmus::parseTest(mp, "mp.litmus");
+  auto rep = fenceNecessity(t, ptxModel());
+  REQUIRE(rep.models[0].original.status == check::Status::Ok);
+  CHECK(rep.models[0].badReachable);
+  REQUIRE(!rep.sites.empty());
+  for (const auto& s : rep.models[0].sites) {
+    CHECK(s.necessity == Necessity::OriginalFails);
+    CHECK(s.note.find("the original already fails (the bad outcome is reachable)") != std::string::npos);
+  }
+  std::ostringstream text;
+  printText(rep, text, nullptr);
+  CHECK(text.str().find("redundant") == std::string::npos);
+  CHECK(text.str().find("n/a (original fails)") != std::string::npos);
+}
+
 TEST_CASE("loadModels reports missing files as diagnostics", "[analysis][fences]") {
   CHECK_THROWS_AS(loadModels({"/nonexistent/model.cat"}), DiagnosticError);
   auto paths = defaultModelPaths(std::filesystem::path(PTXMM_SOURCE_DIR) / "models");

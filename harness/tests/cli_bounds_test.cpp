@@ -12,6 +12,7 @@
 #include "CliTestSupport.hpp"
 
 namespace fs = std::filesystem;
+using cli_test::kMP;
 using cli_test::Run;
 using cli_test::Scratch;
 
@@ -78,14 +79,6 @@ P1@cta 1,gpu 0:
     st.relaxed.gpu.global.u32 [x], 1;
     st.relaxed.gpu.global.u32 [y], 1;
 exists (0:r0 == 1)
-)";
-
-const char* kMP = R"(PTX MP
-{ x = 0; y = 0 }
- P0@cta 0,gpu 0      | P1@cta 1,gpu 0       ;
- st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, y ;
- st.relaxed.gpu y, 1 | ld.relaxed.gpu r1, x ;
-exists (1:r0 == 1 /\ 1:r1 == 0)
 )";
 
 // The single JSON record of a one-test --json run (and every line parses as JSON).

@@ -17,6 +17,7 @@
 #include "CliTestSupport.hpp"
 
 namespace fs = std::filesystem;
+using cli_test::kMP;
 using cli_test::Run;
 using cli_test::Scratch;
 using cli_test::slurp;
@@ -30,14 +31,6 @@ const char* kCoW3x2 = R"(PTX CoW3x2
  st.relaxed.gpu x, 2  | st.relaxed.gpu x, 4  | st.relaxed.gpu x, 6  ;
  ld.relaxed.gpu r0, x | ld.relaxed.gpu r0, x | ld.relaxed.gpu r0, x ;
 exists (0:r0 == 1 /\ 1:r0 == 3 /\ 2:r0 == 5)
-)";
-
-const char* kMP = R"(PTX MP
-{ x = 0; y = 0 }
- P0@cta 0,gpu 0      | P1@cta 1,gpu 0       ;
- st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, y ;
- st.relaxed.gpu y, 1 | ld.relaxed.gpu r1, x ;
-exists (1:r0 == 1 /\ 1:r1 == 0)
 )";
 
 const char* kScModel = "\"SC\"\nacyclic po | rf | co | fr as sc\n";
