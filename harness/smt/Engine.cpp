@@ -701,13 +701,13 @@ class SmtRunner {
 
 check::EngineResult runSmt(z3::context& ctx, const events::EventProgram& program, const cat::Model& model,
                            const check::StateSpec& spec, const SmtOptions& options) {
-  check::EngineResult r;
   // Relevancy filtering does not pay off on these encodings (measured: about 25% faster without).
   static std::once_flag once;
   std::call_once(once, [] { z3::set_param("smt.relevancy", 0); });
   // Z3 checks its timeout only inside solver calls; simplifying a large term on assertion can run far
-  // past it. A watchdog interrupts the context at the deadline (an interrupt that finds Z3 idle is
-  // dropped, so the context stays usable for the next test).
+  // past it. A watchdog interrupts the context at the deadline. An interrupt leaves the context
+  // cancelled until its next solver check, so after one a trivial check clears it before the caller
+  // reuses the context for the next test.
   std::atomic<bool> interrupted{false};
   std::optional<std::jthread> watchdog;
   if (options.timeoutMs > 0)
@@ -715,35 +715,38 @@ check::EngineResult runSmt(z3::context& ctx, const events::EventProgram& program
       std::mutex mu;
       std::condition_variable_any cv;
       std::unique_lock lock(mu);
-      if (!cv.wait_for(lock, stop, std::chrono::milliseconds(ms), [] { return false; })) {
-        if (stop.stop_requested()) return;
+      if (!cv.wait_for(lock, stop, std::chrono::milliseconds(ms), [] { return false; }) && !stop.stop_requested()) {
         interrupted = true;
         ctx.interrupt();
       }
     });
-  try {
-    SmtRunner runner(ctx, program, model, spec, options);
-    r = runner.run();
-    if (interrupted && r.status == check::Status::Error) {
-      r.status = check::Status::Timeout;
-      r.message = fmt::format("solver timeout: the {} ms left of the test's time budget are spent", options.timeoutMs);
+  auto attempt = [&]() -> check::EngineResult {
+    check::EngineResult r;
+    try {
+      SmtRunner runner(ctx, program, model, spec, options);
+      return runner.run();
+    } catch (const DiagnosticError& e) {
+      r.status = check::Status::Error;
+      r.message = e.what();
+    } catch (const z3::exception& e) {
+      r.status = check::Status::Error;
+      r.message = std::string("z3: ") + e.msg();
+    } catch (const std::out_of_range& e) {
+      r.status = check::Status::Error;
+      r.message = std::string("internal error: ") + e.what();
     }
     return r;
-  } catch (const DiagnosticError& e) {
-    r.status = check::Status::Error;
-    r.message = e.what();
-  } catch (const z3::exception& e) {
-    if (interrupted) {
-      r.status = check::Status::Timeout;
-      r.message =
-          fmt::format("the {} ms left of the test's time budget were spent in Z3 (interrupted)", options.timeoutMs);
-      return r;
-    }
-    r.status = check::Status::Error;
-    r.message = std::string("z3: ") + e.msg();
-  } catch (const std::out_of_range& e) {
-    r.status = check::Status::Error;
-    r.message = std::string("internal error: ") + e.what();
+  };
+  check::EngineResult r = attempt();
+  watchdog.reset();  // stops and joins: no interrupt after this point
+  if (interrupted) {
+    z3::solver clear(ctx);
+    (void)clear.check();
+    // The deadline has passed, and whatever Z3 answered after the interrupt is suspect: a timeout.
+    r = check::EngineResult{};
+    r.status = check::Status::Timeout;
+    r.message = fmt::format("solver timeout: the {} ms left of the test's time budget are spent (Z3 interrupted)",
+                            options.timeoutMs);
   }
   return r;
 }
