@@ -57,12 +57,15 @@ struct CheckResult {
   typename A::Bool value;  ///< the written test holds (`~` included): see the file comment
 };
 
-/// A relation or set recorded by `show` (only with RunOptions::collectShows).
+/// A relation or set recorded by `show`, or the tested value of a `flag` / `undefined_unless` check (only
+/// with RunOptions::collectShows): what a witness shows of the execution.
 template <class A>
 struct ShowResult {
-  std::string name;                    ///< shown name
+  std::string name;                    ///< shown name, or the check's name
   std::optional<typename A::Rel> rel;  ///< if the value is a relation
   std::optional<typename A::Set> set;  ///< if the value is an event set
+  std::optional<CheckKind> check;      ///< Flag / Undefined: the value a check tested (the racing pairs, the
+                                       ///< events with undefined behaviour); nullopt for `show`
 };
 
 /// One complete evaluation path of the model (one choice for every `with`).
@@ -947,6 +950,14 @@ class Interpreter {
         V v = eval(*in.expr, f, cx);
         Bool b = testValue(info, v, in.expr->loc, cx);
         if (info.negated) b = cx.alg.notB(b);
+        if (cx.ro.collectShows && (info.kind == CheckKind::Flag || info.kind == CheckKind::Undefined)) {
+          ShowResult<A> s{info.name, std::nullopt, std::nullopt, info.kind};
+          if (isRelLike(v))
+            s.rel = *asRel(v, in.expr->loc, cx, "flag");
+          else if (isSetLike(v))
+            s.set = *asSet(v, in.expr->loc, cx, "flag");
+          if (s.rel || s.set) out.shows.push_back(std::move(s));
+        }
         if constexpr (HasKnownBool<A>) {
           if (info.kind == CheckKind::Assert) {
             auto k = cx.alg.knownBool(b);
@@ -971,7 +982,7 @@ class Interpreter {
           for (const auto& [name, ex] : in.shows) {
             try {
               V v = eval(*ex, f, cx);
-              ShowResult<A> s{name, std::nullopt, std::nullopt};
+              ShowResult<A> s{name, std::nullopt, std::nullopt, std::nullopt};
               if (isRelLike(v))
                 s.rel = *asRel(v, ex->loc, cx, "show");
               else if (isSetLike(v))

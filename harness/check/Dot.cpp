@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 namespace ptxmm::check {
@@ -47,6 +48,15 @@ void writeDot(const Verdict& v, const StateResult& state, std::ostream& os) {
     os << "}\n";
     return;
   }
+  // Events and pairs a raised flag names (the racing pair, the undefined access): drawn in crimson.
+  std::set<std::string> findingRels;
+  std::set<int> flagged;
+  for (const auto& f : state.witness->findings) {
+    if (!state.flags.count(f.flag)) continue;
+    if (!f.pairs.empty()) findingRels.insert(f.check);
+    for (auto [a, b] : f.pairs) flagged.insert({a, b});
+    flagged.insert(f.events.begin(), f.events.end());
+  }
   std::map<int, std::vector<const WitnessEvent*>> byThread;
   for (const auto& e : state.witness->events) byThread[e.isInit ? -1 : e.thread].push_back(&e);
   for (const auto& [t, evs] : byThread) {
@@ -54,11 +64,22 @@ void writeDot(const Verdict& v, const StateResult& state, std::ostream& os) {
                       t < 0 ? std::string("init") : "P" + std::to_string(t));
     for (const auto* e : evs) {
       std::string style = e->proxyFence ? ", style=filled, fillcolor=gold" : "";
+      if (flagged.count(e->id)) style += ", color=crimson, penwidth=2.5";
       os << fmt::format("    e{} [label=\"e{}: {}\"{}];\n", e->id, e->id, escape(e->label), style);
     }
     os << "  }\n";
   }
   for (const auto& [name, pairs] : state.witness->relations) {
+    if (findingRels.count(name)) {  // one bold double-headed edge per unordered pair
+      std::set<std::pair<int, int>> drawn;
+      for (auto [a, b] : pairs)
+        if (drawn.insert({std::min(a, b), std::max(a, b)}).second)
+          os << fmt::format(
+              "  e{} -> e{} [label=\"{}\", color=crimson, fontcolor=crimson, penwidth=2.5, style=dashed, "
+              "dir=both, constraint=false];\n",
+              a, b, escape(name));
+      continue;
+    }
     for (auto [a, b] : pairs) {
       std::string extra = name == "po" ? ", weight=10" : ", constraint=false";
       os << fmt::format("  e{} -> e{} [label=\"{}\", color={}, fontcolor={}{}];\n", a, b, escape(name), colorOf(name),

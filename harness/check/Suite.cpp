@@ -223,11 +223,11 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
       const bool link = fs::is_symlink(fs::symlink_status(file, e2));
       const fs::file_status target = fs::status(file, e2);
       const bool dangling = link && (e2 == std::errc::no_such_file_or_directory || (!e2 && !fs::exists(target)));
-      std::string why = dangling             ? "dangling symbolic link"
-                        : link && e2         ? "symbolic link that cannot be followed: " + e2.message()
-                        : fs::exists(target) ? "not a regular file"
-                        : ec                 ? "cannot open the litmus file: " + ec.message()
-                                             : "no such litmus file";
+      std::string why = dangling                       ? "dangling symbolic link"
+                        : link && e2                   ? "symbolic link that cannot be followed: " + e2.message()
+                        : !fs::exists(target)          ? "no such litmus file"
+                        : !fs::is_regular_file(target) ? "not a regular file"
+                                                       : "cannot open the litmus file: " + ec.message();
       o.kind = TestOutcome::Fail;
       o.status = Status::Error;
       o.diag = fmt::format("FAIL {}: error: {}\n", file.string(), why);

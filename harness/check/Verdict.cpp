@@ -128,6 +128,47 @@ Verdict makeVerdict(const litmus::Test& test, EngineResult result) {
   return v;
 }
 
+std::string FindingReport::text() const {
+  auto one = [](const WitnessEvent& e) {
+    return e.instr.empty() ? e.label : fmt::format("P{} l.{} `{}`", e.srcThread, e.line, e.instr);
+  };
+  std::string out;
+  for (size_t g = 0; g < groups.size() && g < 3; ++g) {
+    std::string item;
+    for (size_t k = 0; k < groups[g].size(); ++k) item += (k ? " and " : "") + one(groups[g][k]);
+    out += (g ? "; " : "") + item;
+  }
+  if (groups.size() > 3) out += fmt::format("; and {} more", groups.size() - 3);
+  return out;
+}
+
+std::vector<FindingReport> findings(const Verdict& v) {
+  std::vector<FindingReport> out;
+  std::set<std::string> done;  // checks reported
+  for (const auto& s : v.states) {
+    if (!s.witness) continue;
+    std::map<int, const WitnessEvent*> byId;
+    for (const auto& e : s.witness->events) byId[e.id] = &e;
+    for (const auto& f : s.witness->findings) {
+      if (!s.flags.count(f.flag) || done.count(f.check)) continue;
+      FindingReport r{f.flag, f.check, s.key, {}};
+      std::set<std::pair<int, int>> seen;  // a symmetric relation lists each pair twice
+      for (auto [a, b] : f.pairs) {
+        if (!seen.insert({std::min(a, b), std::max(a, b)}).second) continue;
+        if (byId.count(a) && byId.count(b))
+          r.groups.push_back(a == b ? std::vector<WitnessEvent>{*byId[a]}
+                                    : std::vector<WitnessEvent>{*byId[a], *byId[b]});
+      }
+      for (int e : f.events)
+        if (byId.count(e)) r.groups.push_back({*byId[e]});
+      if (r.groups.empty()) continue;
+      done.insert(f.check);
+      out.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
 void printHerdLog(const Verdict& v, std::ostream& os, bool printTime) {
   if (v.status != Status::Ok) return;  // herd7: no log for a test it could not finish
   bool forall = v.quant == litmus::Condition::Quant::Forall;
@@ -145,6 +186,17 @@ void printHerdLog(const Verdict& v, std::ostream& os, bool printTime) {
   os << "Observation " << v.testName << " " << toString(v.observation) << " " << t << " " << f << "\n";
   os << "Time " << v.testName << " " << (printTime ? fmt::format("{:.2f}", v.seconds) : std::string("0.00")) << "\n";
   os << "Hash=" << v.hash << "\n";
+  // ptxmm's explanation, after the herd7 block (lines herd's log readers pass over between tests).
+  for (const auto& f : findings(v))
+    os << "# " << (f.check == f.flag ? f.flag : f.flag + " (" + f.check + ")") << ": " << f.text() << "  [state "
+       << f.state << "]\n";
+  if (!v.forbiddenBy.empty()) {
+    std::string axioms;
+    for (const auto& a : v.forbiddenBy) axioms += (axioms.empty() ? "" : ", ") + a;
+    os << "# "
+       << (v.quant == litmus::Condition::Quant::Forall ? "the violation of the condition" : "the condition's outcome")
+       << " is forbidden by: " << axioms << "\n";
+  }
 }
 
 std::string verdictJson(const Verdict& v, bool withWitnesses) {
@@ -175,6 +227,19 @@ std::string verdictJson(const Verdict& v, bool withWitnesses) {
   j["noCompleteExecution"] = v.noCompleteExecution;
   j["forbiddenBy"] = v.forbiddenBy;
   j["time"] = v.seconds;
+  json fs = json::array();
+  for (const auto& f : findings(v)) {
+    json groups = json::array();
+    for (const auto& g : f.groups) {
+      json evs = json::array();
+      for (const auto& e : g)
+        evs.push_back({{"thread", e.srcThread}, {"line", e.line}, {"instruction", e.instr}, {"event", e.label}});
+      groups.push_back(evs);
+    }
+    fs.push_back(
+        {{"flag", f.flag}, {"check", f.check}, {"state", f.state}, {"instructions", groups}, {"text", f.text()}});
+  }
+  j["findings"] = fs;
   json states = json::array();
   for (const auto& s : v.states) {
     json js;

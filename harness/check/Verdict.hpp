@@ -28,6 +28,18 @@ struct WitnessEvent {
   int64_t value = 0;        ///< value read or written (0 for fences)
   bool isInit = false;      ///< initial write
   bool proxyFence = false;  ///< a proxy fence (highlighted in graphs)
+  int line = 0;             ///< source line of the instruction that gave rise to it (0 for init writes)
+  int srcThread = -1;       ///< the litmus thread of that instruction (async operations: the issuing one)
+  std::string instr;        ///< that instruction, printed ("" for init writes)
+};
+
+/// What a raised flag or undefined_unless check found in a witness execution: the value the model
+/// tested, as pairs of events (a relation, e.g. the racing pairs of `data-race`) or events (a set).
+struct Finding {
+  std::string flag;                        ///< the flag it raises: the check's name, or "undefined"
+  std::string check;                       ///< the model's name of the check
+  std::vector<std::pair<int, int>> pairs;  ///< relation value (event ids)
+  std::vector<int> events;                 ///< set value (event ids)
 };
 
 /// One execution: its events and the relations between them (by event id).
@@ -36,6 +48,8 @@ struct Witness {
   /// Relations by name: "po", "rf", "co", "fr", "sc", plus static ones (issue, aso, ...) and those
   /// chosen by the model's `show`.
   std::map<std::string, std::vector<std::pair<int, int>>> relations;
+  /// The non-empty values of the model's flags and undefined_unless checks in this execution.
+  std::vector<Finding> findings;
 };
 
 /// One reachable final state.
@@ -131,6 +145,22 @@ void finalizeVerdict(Verdict& v);
 /// status is not Ok prints nothing, as herd7 prints no log for a test it could not finish (the
 /// caller reports the status and message on stderr).
 void printHerdLog(const Verdict& v, std::ostream& os, bool printTime = true);
+
+/// One finding of a verdict in the test's own terms: a raised flag (or an undefined_unless check) and
+/// the instructions its witness execution names.
+struct FindingReport {
+  std::string flag;   ///< "data-race", "undefined", ...
+  std::string check;  ///< the model's check ("data-race", "async-read-before-completion", ...)
+  std::string state;  ///< the final state whose witness shows it
+  /// The instructions: one group per pair of the relation ({a, b}) or per event of the set ({a}).
+  std::vector<std::vector<WitnessEvent>> groups;
+  /// "P0 l.4 `st.shared.u32 [buf], 1` and P1 l.9 `cp.async.bulk...`; ..." (at most three groups).
+  [[nodiscard]] std::string text() const;
+};
+
+/// The findings of `v` (an Ok verdict): for each flag raised, from the first state (in key order) whose
+/// witness shows it, one report per check that raised it.
+[[nodiscard]] std::vector<FindingReport> findings(const Verdict& v);
 
 /// The verdict as JSON text (one object; witnesses included when `withWitnesses`).
 [[nodiscard]] std::string verdictJson(const Verdict& v, bool withWitnesses = true);

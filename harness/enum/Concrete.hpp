@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "check/Verdict.hpp"
 #include "events/Lower.hpp"
 #include "events/Skeleton.hpp"
+#include "litmus/Printer.hpp"
 
 namespace ptxmm::enumeration {
 
@@ -174,10 +176,20 @@ inline void addExecutionFlags(check::StateResult& st, const cat::Outcome<cat::Bi
 /// Immediate pairs of a transitive relation (r \ r;r), for readable graphs.
 inline BitMatrix immediate(const BitMatrix& r) { return r - r.compose(r); }
 
-/// Builds the witness of one execution: events with values, po (immediate), rf, co (immediate),
-/// fr, sc (immediate), non-empty async relations, and the model's shown relations.
+/// A value a concrete run of the model shows: a `show`n relation, or the value of a flag /
+/// undefined_unless check (relation, or set as its diagonal).
+struct Shown {
+  std::string name;
+  BitMatrix value;
+  std::optional<cat::CheckKind> check;  ///< Flag / Undefined for a check's value
+  bool isSet = false;                   ///< value is the diagonal of a set
+};
+
+/// Builds the witness of one execution: events with values and their instructions, po (immediate), rf,
+/// co (immediate), fr, sc (immediate), non-empty async relations, the model's shown relations and the
+/// findings of its raised flags and undefined_unless checks.
 inline check::Witness makeWitness(const events::Skeleton& sk, const Dynamic& d, const std::vector<int64_t>& reads,
-                                  Evaluator& ev, const std::vector<std::pair<std::string, BitMatrix>>& shows) {
+                                  Evaluator& ev, const std::vector<Shown>& shows) {
   check::Witness w;
   const auto& prog = *sk.program;
   for (size_t i = 0; i < sk.size(); ++i) {
@@ -194,12 +206,22 @@ inline check::Witness makeWitness(const events::Skeleton& sk, const Dynamic& d, 
       we.value = ev.eval(e.value, reads);
     for (const auto& tag : e.tags)
       if (tag.rfind("PF_", 0) == 0) we.proxyFence = true;
+    if (!e.isInit && prog.test != nullptr)
+      if (auto at = events::instructionAt(*prog.test, e.src)) {
+        we.line = e.src.line;
+        we.srcThread = at->first;
+        we.instr = litmus::printInstr(*prog.test->threads[static_cast<size_t>(at->first)].code[at->second].instr);
+      }
     w.events.push_back(std::move(we));
   }
-  auto add = [&](const std::string& name, const BitMatrix& m) {
-    auto& v = w.relations[name];
+  auto pairsOf = [&](const BitMatrix& m) {
+    std::vector<std::pair<int, int>> v;
     m.forEach([&](size_t a, size_t b) { v.emplace_back(sk.events[a], sk.events[b]); });
-    if (v.empty()) w.relations.erase(name);
+    return v;
+  };
+  auto add = [&](const std::string& name, const BitMatrix& m) {
+    auto v = pairsOf(m);
+    if (!v.empty()) w.relations[name] = std::move(v);
   };
   if (auto it = sk.relations.find("po"); it != sk.relations.end()) add("po", immediate(it->second));
   add("rf", d.rf);
@@ -208,17 +230,36 @@ inline check::Witness makeWitness(const events::Skeleton& sk, const Dynamic& d, 
   add("sc", immediate(d.sc));
   for (const char* r : {"issue", "aso", "async-complete", "bar-sync", "cluster-sync", "exit-sync"})
     if (auto it = sk.relations.find(r); it != sk.relations.end()) add(r, it->second);
-  for (const auto& [name, m] : shows)
-    if (!w.relations.count(name)) add(name, m);
-  (void)prog;
+  for (const auto& s : shows) {
+    if (s.check) {
+      check::Finding f;
+      f.check = s.name;
+      f.flag = *s.check == cat::CheckKind::Undefined ? "undefined" : s.name;
+      if (s.isSet)
+        for (const auto& [a, b] : pairsOf(s.value)) f.events.push_back(a);
+      else
+        f.pairs = pairsOf(s.value);
+      if (!f.pairs.empty() || !f.events.empty()) w.findings.push_back(std::move(f));
+      if (s.isSet) continue;  // a racing pair is drawn; a set of events is only listed
+    }
+    if (!w.relations.count(s.name)) add(s.name, s.value);
+  }
   return w;
 }
 
-/// Shown relations of a concrete run (RunOptions::collectShows), as matrices.
-inline std::vector<std::pair<std::string, BitMatrix>> shownRelations(const cat::Outcome<cat::BitAlgebra>& o) {
-  std::vector<std::pair<std::string, BitMatrix>> out;
-  for (const auto& s : o.shows)
-    if (s.rel) out.emplace_back(s.name, *s.rel);
+/// Shown values of a concrete run (RunOptions::collectShows): relations, and the values of flag and
+/// undefined_unless checks (sets as their diagonal).
+inline std::vector<Shown> shownRelations(const cat::Outcome<cat::BitAlgebra>& o) {
+  std::vector<Shown> out;
+  for (const auto& s : o.shows) {
+    if (s.rel) {
+      out.push_back({s.name, *s.rel, s.check, false});
+    } else if (s.set && s.check) {
+      BitMatrix m(s.set->size());
+      s.set->forEach([&](size_t i) { m.set(i, i); });
+      out.push_back({s.name, std::move(m), s.check, true});
+    }
+  }
   return out;
 }
 

@@ -429,18 +429,19 @@ class Enumerator {
           [&](events::ExprId x) { return ev_.eval(x, readVals_); });
       bool fresh = false;
       check::StateResult& st = stateEntry(states_, spec_.key(vals), vals, spec_, fresh);
-      if (fresh) {
-        if (opts_.witnesses) {
-          cat::RunOptions ro;
-          ro.collectShows = true;
-          auto shown = interp_.run(*alg_, ro, &cache_);
-          std::vector<std::pair<std::string, BitMatrix>> shows;
-          if (!shown.outcomes.empty()) shows = shownRelations(shown.outcomes.front());
-          st.witness = makeWitness(*sk_, d, readVals_, ev_, shows);
-        }
-      }
       ++st.executions;
+      const size_t flagsBefore = st.flags.size();
       addExecutionFlags(st, o, *sk_, undefined);
+      // The witness of a state is its first execution, or the first that raises a flag the state did not
+      // have yet (so that every flag of the state has its finding in the witness).
+      if (opts_.witnesses && (fresh || st.flags.size() > flagsBefore)) {
+        cat::RunOptions ro;
+        ro.collectShows = true;
+        auto shown = interp_.run(*alg_, ro, &cache_);
+        std::vector<Shown> shows;
+        if (!shown.outcomes.empty()) shows = shownRelations(shown.outcomes.front());
+        st.witness = makeWitness(*sk_, d, readVals_, ev_, shows);
+      }
     }
   }
 

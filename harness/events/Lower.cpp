@@ -2154,4 +2154,15 @@ const std::vector<std::string>& allEventTags() {
   return tags;
 }
 
+std::optional<std::pair<int, size_t>> instructionAt(const litmus::Test& test, const SourceLoc& src) {
+  for (size_t t = 0; t < test.threads.size(); ++t) {
+    const auto& code = test.threads[t].code;
+    for (size_t k = 0; k < code.size(); ++k)
+      if (code[k].instr && code[k].instr->src.line == src.line && code[k].instr->src.col == src.col &&
+          code[k].instr->src.file == src.file)
+        return std::make_pair(static_cast<int>(t), k);
+  }
+  return std::nullopt;
+}
+
 }  // namespace ptxmm::events

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include "events/EventProgram.hpp"
 #include "litmus/Ast.hpp"
@@ -33,6 +34,10 @@ class SizeLimit : public std::runtime_error {
 /// owner-only shared variable); std::nullopt if it names none (an ambiguous per-CTA name without `@ctaN`
 /// also gives std::nullopt).
 [[nodiscard]] std::optional<int> findLocation(const EventProgram& program, const litmus::LocRef& ref);
+
+/// The statement (thread index, statement index) of `test` whose instruction is at `src` (file, line and
+/// column: the column layout puts several threads' instructions on one line), or nullopt.
+[[nodiscard]] std::optional<std::pair<int, size_t>> instructionAt(const litmus::Test& test, const SourceLoc& src);
 
 /// Cat tag names that lowering may put on events (docs/design.md "Built-in sets" plus the extras of
 /// docs/lowering.md). Engines define every one of them, empty if no event carries it.

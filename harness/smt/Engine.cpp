@@ -674,8 +674,9 @@ class SmtRunner {
     check::StateResult& st = enumeration::stateEntry(states_, key, vals, spec_, fresh);
     bool undefinedByPath = false;
     for (const auto& [e, why] : sk.undefinedIf) undefinedByPath = undefinedByPath || ev.eval(e, reads) != 0;
+    const size_t flagsBefore = st.flags.size();
     enumeration::addExecutionFlags(st, *allowed, sk, undefinedByPath);
-    if (opts_.witnesses && !st.witness)
+    if (opts_.witnesses && (!st.witness || st.flags.size() > flagsBefore))
       st.witness = enumeration::makeWitness(sk, d, reads, ev, enumeration::shownRelations(*allowed));
   }
 

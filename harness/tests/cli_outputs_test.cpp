@@ -335,3 +335,39 @@ TEST_CASE("models are found by name, and an installed ptxmm finds its own models
   CHECK(missing.err.find((prefix / "share" / "ptxmm" / "models").string()) != std::string::npos);
   CHECK(missing.err.find(std::string(PTXMM_SOURCE_DIR) + "/models") == std::string::npos);
 }
+
+// A file of the source tree (the tests may run from the build tree).
+static std::string src(const std::string& rel) { return std::string(PTXMM_SOURCE_DIR) + "/" + rel; }
+
+TEST_CASE("check names the instructions behind each flag and the axioms that forbid an outcome", "[cli][explain]") {
+  Scratch s("explain");
+  // A TMA store that reads X while another thread overwrites it without any ordering (FlashKDA #24).
+  Run r = s.ptxmm("check " + src("litmus/bugs/flashkda24-tma-store-no-fence.litmus"));
+  INFO(r.out << r.err);
+  CHECK(r.out.find("Flag data-race\n") != std::string::npos);
+  CHECK(r.out.find("# data-race: P0 l.6 `cp.async.bulk.global.shared::cta.bulk_group [g], [X], 16` and P1 l.11 "
+                   "`st.weak.shared::cta.u32 [X], 1`") != std::string::npos);
+  // Undefined behaviour is reported by the model's check name.
+  Run u = s.ptxmm("check " + src("litmus/async/S09-tma-load-no-wait.litmus"));
+  INFO(u.out << u.err);
+  CHECK(u.out.find("# undefined (async-read-before-completion): P0 l.6 `cp.async.bulk.shared::cluster.global") !=
+        std::string::npos);
+  // A forbidden outcome names its axioms in the text log, after the herd7 block.
+  Run f = s.ptxmm("check " + src("litmus/base/MP+rel+acq.gpu-in-gpu.litmus"));
+  INFO(f.out << f.err);
+  size_t hash = f.out.find("Hash=");
+  size_t why = f.out.find("# the condition's outcome is forbidden by: ");
+  CHECK(why != std::string::npos);
+  CHECK(hash < why);
+  // The same in JSON: one finding with its instructions.
+  Run j = s.ptxmm("check --json " + src("litmus/bugs/flashkda24-tma-store-no-fence.litmus"));
+  INFO(j.out << j.err);
+  nlohmann::json rec = nlohmann::json::parse(j.out.substr(0, j.out.find('\n')));
+  REQUIRE(rec["findings"].size() == 1);
+  const auto& fd = rec["findings"][0];
+  CHECK(fd["flag"] == "data-race");
+  REQUIRE(fd["instructions"].size() == 1);
+  std::set<int> lines;
+  for (const auto& e : fd["instructions"][0]) lines.insert(e["line"].get<int>());
+  CHECK(lines == std::set<int>{6, 11});
+}
