@@ -157,17 +157,39 @@ void writeSarif(const std::vector<TestRecord>& records, const std::string& toolV
     }
     for (const char* flag : {"data-race", "undefined", "deadlock"}) {
       if (!r.flags.count(flag)) continue;
-      json res = {{"ruleId", flag},
-                  {"message", {{"text", fmt::format("{}: the model raises flag {}", test, flag)}}},
-                  {"locations", json::array({location(r.file, r.line)})}};
-      if (r.expectedFlags.count(flag)) {
-        res["level"] = "note";
-        res["suppressions"] = json::array(
-            {{{"kind", "external"}, {"justification", r.expectReason.empty() ? "expected" : r.expectReason}}});
-      } else {
-        res["level"] = "error";
+      auto result = [&](const std::string& text, json locations, json related) {
+        json res = {{"ruleId", flag}, {"message", {{"text", text}}}, {"locations", std::move(locations)}};
+        if (!related.empty()) res["relatedLocations"] = std::move(related);
+        if (r.expectedFlags.count(flag)) {
+          res["level"] = "note";
+          res["suppressions"] = json::array(
+              {{{"kind", "external"}, {"justification", r.expectReason.empty() ? "expected" : r.expectReason}}});
+        } else {
+          res["level"] = "error";
+        }
+        results.push_back(std::move(res));
+      };
+      bool located = false;
+      for (const auto& f : r.findings) {
+        if (f.flag != flag) continue;
+        json related = json::array();
+        int first = 0;
+        for (const auto& g : f.groups)
+          for (const auto& e : g) {
+            if (e.line <= 0) continue;
+            if (first == 0)
+              first = e.line;
+            else if (related.size() < 16)
+              related.push_back(location(r.file, e.line));
+          }
+        std::string what = f.check == f.flag ? f.flag : f.flag + " (" + f.check + ")";
+        result(fmt::format("{}: {}: {}", test, what, f.text()),
+               json::array({location(r.file, first > 0 ? first : r.line)}), std::move(related));
+        located = true;
       }
-      results.push_back(res);
+      if (!located)
+        result(fmt::format("{}: the model raises flag {}", test, flag), json::array({location(r.file, r.line)}),
+               json::array());
     }
     if (r.outcome == TestRecord::Fail)
       results.push_back({{"ruleId", "verdict-mismatch"},

@@ -27,14 +27,17 @@ struct TestRecord {
   std::string expectReason;             ///< the expectation's reason
   int conditionLine = 0;                ///< line of the final condition (0 = unknown)
   double seconds = 0;
-  std::string log;  ///< herd log of the verdict (status Ok)
+  std::string log;                      ///< herd log of the verdict (status Ok)
+  std::vector<FindingReport> findings;  ///< the instructions behind the flags (check::findings)
 };
 
 /// JUnit XML for the records (suite `suiteName`, e.g. "ptxmm check ptx smt").
 void writeJUnit(const std::vector<TestRecord>& records, const std::string& suiteName, double seconds, std::ostream& os);
 
-/// SARIF 2.1.0 log of the records' findings. Flags the expectation lists are reported at level "note"
-/// with an external suppression carrying the expectation's reason; everything else at level "error".
+/// SARIF 2.1.0 log of the records' findings. A flag with findings gives one result per check that raised
+/// it, located at the first instruction it names (the others as related locations); flags the
+/// expectation lists are reported at level "note" with an external suppression carrying the
+/// expectation's reason; everything else at level "error".
 void writeSarif(const std::vector<TestRecord>& records, const std::string& toolVersion, std::ostream& os);
 
 /// Line of the final condition (`exists`/`~exists`/`forall`) in the litmus file (0 if not found).

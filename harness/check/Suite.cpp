@@ -253,6 +253,7 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
     o.record.name = v.testName;
     o.record.seconds = v.seconds;
     o.record.flags = v.flags;
+    if (v.status == Status::Ok) o.record.findings = findings(v);
     o.record.conditionLine = conditionLineOf(file.string());
     std::ostringstream text;
     if (options.json)

@@ -260,7 +260,8 @@ TEST_CASE("check --junit and --sarif: one testcase per test, one result per find
     if (res["level"] == "note") CHECK(res["suppressions"][0]["kind"] == "external");
   }
   CHECK(found == std::multiset<std::string>{"broken.litmus not-decided error 4", "capped.litmus not-decided error 0",
-                                            "pass.litmus data-race note 0", "wrong.litmus data-race note 0",
+                                            "pass.litmus data-race note 5",
+                                            "wrong.litmus data-race note 5",  // the racing store
                                             "wrong.litmus verdict-mismatch error 6"});
 }
 
@@ -370,4 +371,12 @@ TEST_CASE("check names the instructions behind each flag and the axioms that for
   std::set<int> lines;
   for (const auto& e : fd["instructions"][0]) lines.insert(e["line"].get<int>());
   CHECK(lines == std::set<int>{6, 11});
+  // SARIF: the result sits on the first racing instruction, the other one is a related location.
+  fs::path sarif = s.dir / "out.sarif";
+  Run sr = s.ptxmm("check --sarif " + sarif.string() + " " + src("litmus/bugs/flashkda24-tma-store-no-fence.litmus"));
+  nlohmann::json log = nlohmann::json::parse(slurp(sarif));
+  const auto& res = log["runs"][0]["results"][0];
+  CHECK(res["ruleId"] == "data-race");
+  CHECK(res["locations"][0]["physicalLocation"]["region"]["startLine"] == 6);
+  CHECK(res["relatedLocations"][0]["physicalLocation"]["region"]["startLine"] == 11);
 }
