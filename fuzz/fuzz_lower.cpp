@@ -8,9 +8,9 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ptxmm::Budget budget = ptxmm::fuzz::inputBudget();
   ptxmm::BudgetScope scope(budget);
-  ptxmm::litmus::ParseResult r = ptxmm::litmus::tryParseTest(ptxmm::fuzz::text(data, size), "fuzz.litmus");
-  if (!r.ok()) return 0;
   try {
+    ptxmm::litmus::ParseResult r = ptxmm::litmus::tryParseTest(ptxmm::fuzz::text(data, size), "fuzz.litmus");
+    if (!r.ok()) return 0;
     ptxmm::events::LowerOptions lo;
     lo.maxEvents = 2000;
     (void)ptxmm::events::lower(*r.test, lo);

@@ -1,4 +1,4 @@
-// Abstract syntax of cat models (herd7 7.58 dialect, see ../shared/reference/cat-language.md).
+// Abstract syntax of cat models (the herd7 7.58 dialect of the cat language).
 // Every node carries the SourceLoc of its first token. Produced by cat/Parser, consumed by
 // cat/Interpreter (which compiles it to a slot-resolved form once per model).
 #pragma once

@@ -237,7 +237,16 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
     // One budget for the test's parse and check (support/Budget.hpp).
     Budget budget(options.check.timeoutMs / 1000.0, options.check.memoryBytes);
     BudgetScope scope(budget);
-    litmus::ParseResult parsed = litmus::tryParseFile(file.string());
+    litmus::ParseResult parsed;
+    try {
+      parsed = litmus::tryParseFile(file.string());
+    } catch (const BudgetExceeded& e) {
+      o.kind = TestOutcome::Fail;
+      o.status = e.kind() == BudgetExceeded::Time ? Status::Timeout : Status::MemoryLimit;
+      o.record.message = e.what();
+      o.diag = fmt::format("FAIL {}: {}: {}\n", file.string(), statusName(o.status), e.what());
+      return o;
+    }
     if (!parsed.ok()) {
       o.kind = TestOutcome::Fail;
       o.status = Status::Error;

@@ -77,14 +77,15 @@ std::vector<Expectation> parseExpectations(std::string_view text, const std::str
       }
       if (p >= line.size() || line[p] != '|') {
         if (p < line.size()) fail(p, "unexpected text; expected `+flag` or `| <reason>`");
-        fail(p, "missing reason: every expectation needs `| <reason citing the PTX ISA rule or reference shape>`");
+        fail(p, "missing reason: every expectation needs `| <reason citing the PTX ISA section or the idiom shape>`");
       }
       ++p;
       while (p < line.size() && isBlank(line[p])) ++p;
       size_t re = line.size();
       while (re > p && isBlank(line[re - 1])) --re;
       e.reason = std::string(line.substr(p, re - p));
-      if (e.reason.empty()) fail(p, "empty reason after '|': cite the PTX ISA rule or the reference shape");
+      if (e.reason.empty())
+        fail(p, "empty reason after '|': cite the PTX ISA section or the idiom shape (models/README.md)");
       for (const auto& o : out)
         if (o.model == e.model)
           fail(ms,

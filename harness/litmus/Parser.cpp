@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "ptx/Ops.hpp"
+#include "support/Budget.hpp"
 
 namespace ptxmm::litmus {
 namespace {
@@ -562,6 +563,7 @@ class Parser {
 
   // Labels (`L:`) followed by at most one instruction.
   void parseStatements(Range r, Thread& th) {
+    pollBudget("parse");
     size_t p = r.b;
     while (p < r.e) {
       if (isIdentStart(t_[p])) {
@@ -1860,6 +1862,8 @@ ParseResult tryParseTest(std::string_view text, const std::string& file) {
     r.test = parseTest(text, file);
   } catch (const DiagnosticError& e) {
     r.diagnostics.push_back(e.diagnostic());
+  } catch (const BudgetExceeded&) {
+    throw;  // not a property of the input: the caller reports the spent budget
   } catch (const std::exception& e) {
     r.diagnostics.push_back(
         Diagnostic{Severity::Error, SourceLoc{file, 0, 0}, std::string("internal error: ") + e.what()});
@@ -1881,6 +1885,8 @@ ParseResult tryParseFile(const std::string& path) {
     r.test = parseFile(path);
   } catch (const DiagnosticError& e) {
     r.diagnostics.push_back(e.diagnostic());
+  } catch (const BudgetExceeded&) {
+    throw;  // not a property of the input: the caller reports the spent budget
   } catch (const std::exception& e) {
     r.diagnostics.push_back(
         Diagnostic{Severity::Error, SourceLoc{path, 0, 0}, std::string("internal error: ") + e.what()});

@@ -24,13 +24,14 @@ struct ParseResult {
 /// Parse a litmus test from `text`; `file` is used in source locations. Throws DiagnosticError.
 [[nodiscard]] Test parseTest(std::string_view text, const std::string& file);
 
-/// Non-throwing variant of parseTest: never throws, returns the diagnostics instead.
+/// Variant of parseTest that returns the diagnostics instead of throwing them. The one exception it lets
+/// through is BudgetExceeded, when a budget installed by the caller is spent (support/Budget.hpp).
 [[nodiscard]] ParseResult tryParseTest(std::string_view text, const std::string& file);
 
 /// Read and parse a litmus file. Throws DiagnosticError (also when the file cannot be read).
 [[nodiscard]] Test parseFile(const std::string& path);
 
-/// Non-throwing variant of parseFile.
+/// Variant of parseFile that returns the diagnostics (BudgetExceeded passes through, as in tryParseTest).
 [[nodiscard]] ParseResult tryParseFile(const std::string& path);
 
 /// Parse one instruction (either spelling; optional guard, optional trailing ';') with the given

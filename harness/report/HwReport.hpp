@@ -57,7 +57,7 @@ struct ConditionCounts {
 /// Counts for `hist` against `test`'s condition (litmus7 semantics for exists / ~exists / forall).
 [[nodiscard]] ConditionCounts conditionCounts(const litmus::Test& test, const runner::Histogram& hist);
 
-/// Print a litmus7-style log of one run (hardware-testing.md §3).
+/// Print a litmus7-style log of one run.
 void printLog(std::ostream& os, const litmus::Test& test, const runner::RunResult& result);
 
 /// Print the model comparison (allowed & seen / allowed & never seen / FORBIDDEN & SEEN).

@@ -15,7 +15,7 @@
 
 namespace ptxmm::runner {
 
-/// Stress parameters (hardware-testing.md §2.4, GPUHarbor / MC-Mutants names).
+/// Stress parameters (the names GPUHarbor and MC Mutants use).
 struct StressParams {
   uint64_t iterations = 1000000;  ///< test instances to run in total (rounded up to whole launches)
   uint64_t columns = 0;           ///< GPU-cluster columns per launch (0: fill the GPU)

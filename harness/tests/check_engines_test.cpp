@@ -259,7 +259,7 @@ exists (y == 1)
 }
 
 TEST_CASE("enum: partial executions that fail a check for good are not extended", "[check][enum]") {
-  // Reference shape 14 (CLC response slot reuse): five mbarrier-word writes and as many reads make
+  // Shape S14 (models/README.md: CLC response slot reuse): five mbarrier-word writes and as many reads make
   // ~2·10^7 rf × co candidates per path choice; the model rejects almost all of them on partial
   // executions (atomicity of the mbarrier RMWs, coherence), so few complete candidates remain.
   const std::filesystem::path file =

@@ -150,7 +150,7 @@ TEST_CASE("bounds: --memory stops the smt encoding before it allocates, and the 
           "[cli][bounds]") {
   Scratch s("bounds-mem");
   fs::path t = s.write("loops.litmus", kTwoLoops);
-  requireStatus(s, "--engine smt --unroll 64 --max-events 0 --memory 100M", t, "memory", "memory limit of 100 MiB");
+  requireStatus(s, "--engine smt --unroll 32 --max-events 0 --memory 100M", t, "memory", "memory limit of 100 MiB");
   // A model whose `with ... from` enumerates every order of ten writes (10! relations).
   fs::path model = s.write("with.cat",
                            "\"with-from stress\"\nwith co2 from linearisations(W, 0)\n"
