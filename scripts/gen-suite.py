@@ -7,8 +7,9 @@ Deterministic and re-runnable: every run rewrites the same files with the same c
   python3 scripts/gen-suite.py --list     # print the test names only
 
 Grammar and `.expect` format: litmus/README.md. Verdicts are those of the PTX ISA 9.2 chapter 8 (section
-numbers cited in every reason) and, for mixedproxy/, of the ISCA'22 mixed-proxy model as summarised in
-../shared/reference/ptx-mixedproxy-model.md §5 (rules reimplemented below in `isca_mp_forbidden`).
+numbers cited in every reason) and, for mixedproxy/, of the ISCA'22 mixed-proxy model (Lustig, Cooksey,
+Giroux, ISCA'22; Alloy artifact NVlabs/mixedproxy, whose tests/ give the expected outcomes; its
+proxy_preserved_cause_base terms are reimplemented below in `isca_mp_forbidden`, numbered as in models/README.md).
 The idiom families (async/, clc/, bugs/) are hand-written and are not touched by this script.
 
 Conventions
@@ -166,7 +167,7 @@ def gen_mp():
         add(Test(fam, "MP+rel+acq+guard.%s-in-%s" % (s, pl),
                  [["st.weak x, 1", "st.release.%s y, 1" % s], ["ld.acquire.%s r0, y" % s, "bne r0, 1, LC00", "ld.weak r1, x", "LC00:"]],
                  MPCOND, [ptx("Never" if ok else "Sometimes", not ok,
-                              ("§8.9.4/§8.10.6: data read only after the acquire saw the release: causality orders it, no race (cf. reference cat-language §8.1 guarded variant)" if ok else
+                              ("§8.9.4/§8.10.6: data read only after the acquire saw the release: causality orders it, no race (cf. herd7 with the ASPLOS'19 scoped PTX model, branch-guarded MP)" if ok else
                                "§8.9.4: .%s does not cover the placement, no synchronization; the guarded weak read races (§8.7.1)" % s)), sc()],
                  init=["x = 0", "y = 0"], placement=pl, docs=["MP, release/acquire flag, data read guarded by the flag value, " + scope_doc(s, pl)]))
         for f in ["acq_rel", "sc"]:
@@ -194,7 +195,7 @@ def gen_mp():
         add(Test(fam, "MP+rel.cta+acq.gpu+guard-in-%s" % pl,
                  [["st.weak x, 1", "st.release.cta y, 1"], ["ld.acquire.gpu r0, y", "bne r0, 1, LC00", "ld.weak r1, x", "LC00:"]],
                  MPCOND, [ptx("Never" if ok else "Sometimes", not ok,
-                              "§8.7 morally strong needs each scope to include the other thread: " + ("both do in one CTA, §8.9.4 synchronizes" if ok else ".cta release does not include the reader's CTA, no synchronization, races (cat-language §8.1 herd verdict)")), sc()],
+                              "§8.7 morally strong needs each scope to include the other thread: " + ("both do in one CTA, §8.9.4 synchronizes" if ok else ".cta release does not include the reader's CTA, no synchronization, races (herd7 verdict of the ASPLOS'19 scoped PTX model)")), sc()],
                  init=["x = 0", "y = 0"], placement=pl, docs=["MP, mixed scopes: release .cta, acquire .gpu, " + PLACE_WORDS[pl]]))
         add(Test(fam, "MP+rel.gpu+acq.cta+guard-in-%s" % pl,
                  [["st.weak x, 1", "st.release.gpu y, 1"], ["ld.acquire.cta r0, y", "bne r0, 1, LC00", "ld.weak r1, x", "LC00:"]],
@@ -294,7 +295,7 @@ def gen_mp():
              init=[".global x = 0"], headers=cl2, block=True, docs=["MP through barrier.cluster, two CTAs of one cluster"]))
     add(Test(fam, "MP+barrier.cluster-shared-dsmem",
              [["st.shared::cluster.u32 [s@cta1], 1", "barrier.cluster.arrive", "barrier.cluster.wait"], ["barrier.cluster.arrive", "barrier.cluster.wait", "ld.shared::cta.u32 r0, [s]"]],
-             "exists (P1:r0 == 0)", [ptx("Never", False, "§8.9.4 barrier.cluster synchronizes; the DSMEM write to CTA1's s is ordered before CTA1's read (generic proxy; reference §6.7 address-window aliasing is not assumed)"), sc("Never", "SC with barrier order (sc.cat barrier-order): the read follows the barrier that follows the write")],
+             "exists (P1:r0 == 0)", [ptx("Never", False, "§8.9.4 barrier.cluster synchronizes; the DSMEM write to CTA1's s is ordered before CTA1's read (generic proxy; address-window aliasing is not assumed: open point 6.7, models/README.md)"), sc("Never", "SC with barrier order (sc.cat barrier-order): the read follows the barrier that follows the write")],
              init=[".shared s = 0"], headers=cl2, block=True, docs=["MP through barrier.cluster with a DSMEM store into the reader's shared memory"]))
     add(Test(fam, "MP+barrier.cluster-in-gpu",
              [["st.global.u32 [x], 1", "barrier.cluster.arrive", "barrier.cluster.wait"], ["barrier.cluster.arrive", "barrier.cluster.wait", "ld.global.u32 r0, [x]"]],
@@ -419,7 +420,7 @@ def gen_iriw():
                                  "§8.9.3: fence.sc.%s not morally strong across the placement; accesses race" % s)), sc()],
                  init=["x = 0", "y = 0"], placement=pl, docs=["IRIW with fence.sc between the reads, " + scope_doc(s, pl)]))
     add(Test(fam, "IRIW+fence.acq_rel.gpu", [["st.relaxed.gpu x, 1"], ["st.relaxed.gpu y, 1"], ["ld.relaxed.gpu r0, x", "fence.acq_rel.gpu", "ld.relaxed.gpu r1, y"], ["ld.relaxed.gpu r2, y", "fence.acq_rel.gpu", "ld.relaxed.gpu r3, x"]],
-             IRIWCOND, [ptx("Sometimes", False, "§8.9.4: acq_rel fences only synchronize with release patterns; herd verdict cat-language §8.1 'IRIW, fence.acq_rel.gpu: Sometimes'"), sc()],
+             IRIWCOND, [ptx("Sometimes", False, "§8.9.4: acq_rel fences only synchronize with release patterns; herd7 verdict of the ASPLOS'19 scoped PTX model: 'IRIW, fence.acq_rel.gpu: Sometimes'"), sc()],
              init=["x = 0", "y = 0"], docs=["IRIW with fence.acq_rel"]))
     add(Test(fam, "IRIW+rel+acq.gpu", [["st.release.gpu x, 1"], ["st.release.gpu y, 1"], ["ld.acquire.gpu r0, x", "ld.acquire.gpu r1, y"], ["ld.acquire.gpu r2, y", "ld.acquire.gpu r3, x"]],
              IRIWCOND, [ptx("Sometimes", False, "§8.9.4: release/acquire gives no total order on independent writes (only fence.sc, §8.9.3)"), sc()],
@@ -579,7 +580,7 @@ def gen_rmw():
 
 
 # ------------------------------------------------------------------------------------------------
-# mixedproxy/: ISCA'22 families (reference ptx-mixedproxy-model.md §5)
+# mixedproxy/: ISCA'22 families (NVlabs/mixedproxy tests/: CoWR, MP_cta, MP_gpu, *_synonym, SB_rmw, ...)
 # ------------------------------------------------------------------------------------------------
 # Access descriptors: (kind, name)  kind in st, ld (generic), sust, suld (surface), tld (texture)
 PROXY_OF = {"st": "gen", "ld": "gen", "sust": "sur", "suld": "sur", "tld": "tex", "cold": "con"}
@@ -587,7 +588,7 @@ FENCE_PROXY = {"fence.proxy.surface": "sur", "fence.proxy.texture": "tex", "fenc
 
 
 def isca_mp_forbidden(w, wf, rf, r, same_block, va_of):
-    """ISCA'22 proxy_preserved_cause_base (ptx-mixedproxy-model.md §2/§4): is the write ordered before the read
+    """ISCA'22 proxy_preserved_cause_base (terms (1)-(9) of models/README.md): is the write ordered before the read
     along the base-causality path writer -> wf fences -> (sync) -> rf fences -> reader?
     w, r: access kinds; wf, rf: fence lists; va_of: access name -> virtual address.
     Returns True if some term applies (the stale read is forbidden)."""
@@ -647,9 +648,9 @@ def mp_isca(name, w, wf, rf, r, same_block, decls, va_of, doc):
     t0 = [ins(w, 42)] + wf + ["st.release.%s flag, 1" % scope]
     t1 = ["ld.acquire.%s r0, flag" % scope, "bne r0, 1, LC00"] + rf + [ins(r), "LC00:"]
     where = "same CTA (.cta)" if same_block else "different CTAs (.gpu)"
-    reason_f = "ISCA'22 model (ref ptx-mixedproxy-model.md §5 %s): proxy-preserved base causality (§8.9.5) holds via %s" % (
+    reason_f = "ISCA'22 model (NVlabs/mixedproxy tests/, instance %s): proxy-preserved base causality (§8.9.5) holds via %s" % (
         name.split("+")[0], "the fences on the path" if (wf or rf) else "same proxy/same block or generic")
-    reason_p = "ISCA'22 model (ref ptx-mixedproxy-model.md §5 %s): no proxy-preserved causality term applies (§8.6/§8.9.5), the stale read is a cross-proxy/cross-block race (§8.7.1)" % name.split("+")[0]
+    reason_p = "ISCA'22 model (NVlabs/mixedproxy tests/, instance %s): no proxy-preserved causality term applies (§8.6/§8.9.5), the stale read is a cross-proxy/cross-block race (§8.7.1)" % name.split("+")[0]
     add(Test(fam, name, [t0, t1], "exists (P1:r0 == 1 /\\ P1:r1 != 42)",
              [ptx("Never" if forb else "Sometimes", not forb, reason_f if forb else reason_p),
               sc("Never", "SC on physical locations: the flag read orders the data read after the write")],
@@ -683,8 +684,8 @@ def gen_mixedproxy():
         nm = "CoWR%02d+%s+%s%s" % (i + 1, w[0], "".join(f.split(".")[-1][:3] + "+" for f in fences), r[0])
         add(Test(fam, nm, [[ins(w, 1)] + fences + [ins(r, reg="r0")]], "exists (P0:r0 != 1)",
                  [ptx("Sometimes" if permit else "Never", permit,
-                      ("ISCA'22 CoWR (ref ptx-mixedproxy-model.md §5): permit -- %s; the cross-proxy pair is unordered (§8.6, §8.9.5), not morally strong (different proxies, §8.7): race" % ("no fence" if not fences else "fence order/proxy does not match (term (5): source-proxy fence first)")) if permit else
-                      "ISCA'22 CoWR (ref ptx-mixedproxy-model.md §5): assert -- %s (§8.9.5 proxy-preserved base causality)" % ("same proxy, same thread" if not fences else "proxy fence(s) on the program-order path")),
+                      ("ISCA'22 CoWR (NVlabs/mixedproxy tests/CoWR): permit -- %s; the cross-proxy pair is unordered (§8.6, §8.9.5), not morally strong (different proxies, §8.7): race" % ("no fence" if not fences else "fence order/proxy does not match (term (5): source-proxy fence first)")) if permit else
+                      "ISCA'22 CoWR (NVlabs/mixedproxy tests/CoWR): assert -- %s (§8.9.5 proxy-preserved base causality)" % ("same proxy, same thread" if not fences else "proxy fence(s) on the program-order path")),
                   sc("Never", "SC per physical location: a thread reads its own latest write")],
                  init=decls, placement="gpu", docs=["ISCA'22 CoWR instance %d: %s" % (i + 1, "; ".join([ins(w, 1)] + fences + [ins(r, reg='r0')]))]))
     # MP_cta / MP_gpu (18 each)
@@ -708,7 +709,7 @@ def gen_mixedproxy():
         (("sust", "s"), [], ["fence.proxy.surface", "fence.proxy.texture"], ("tld", "t")),
         (("sust", "s"), ["fence.proxy.texture", "fence.proxy.surface"], [], ("tld", "t")),
     ]
-    # expected verdicts stated in ref §5 (forbidden = assert), checked against the term rules
+    # expected verdicts of the artifact's tests (forbidden = assert), checked against the term rules
     stated_cta = [True, False, False, True, True, True, True, True, False, False, False, False, False, True, False, True, True, False]
     stated_gpu = [True, False, False, False, False, True, True, False, False, False, False, False, False, True, False, False, False, False]
     for blockname, same, stated in [("MP_cta", True, stated_cta), ("MP_gpu", False, stated_gpu)]:
@@ -791,7 +792,7 @@ def gen_mixedproxy():
              init=["x = 0", "y = 0"], placement="gpu", docs=["ISCA'22 SB_rmw_2"]))
     add(Test(fam, "Release_acquire_pattern", [["st.weak y, 1", "st.release.sys x, 1", "st.relaxed.sys x, 2"], ["ld.relaxed.sys r1, x", "fence.acq_rel.sys", "ld.weak r3, y"]],
              "exists (P1:r1 == 2 /\\ P1:r3 == 0)",
-             [ptx("Never", True, "§8.8: 'st.release; st.relaxed [M]' is a release pattern and 'ld.relaxed; fence.acq_rel' an acquire pattern, §8.9.4 synchronizes (ref §4.3/§6 Observation 1). DISAGREES with the Alloy artifact's expectation (permit), a model artifact; weak y races when r1 != 2"),
+             [ptx("Never", True, "§8.8: 'st.release; st.relaxed [M]' is a release pattern and 'ld.relaxed; fence.acq_rel' an acquire pattern, §8.9.4 synchronizes (models/README.md, open points: Release_acquire_pattern). DISAGREES with the Alloy artifact's expectation (permit), a model artifact; weak y races when r1 != 2"),
               sc()],
              init=["x = 0", "y = 0"], placement="gpu", docs=["ISCA'22 Release_acquire_pattern (expected permit in the artifact; forbidden by the PTX prose)"]))
 
