@@ -82,7 +82,7 @@ def main():
         ("two loops, --unroll 64, default --max-events", "--unroll 64", "two-loops.litmus"),
         ("two loops, --unroll 64 --max-events 0, timeout", "--unroll 64 --max-events 0 --timeout 2", "two-loops.litmus"),
         ("two loops, --unroll 64 --max-events 0, memory", "--unroll 64 --max-events 0 --memory 300M", "two-loops.litmus"),
-        ("with ... from over 10! orders, enum", "--engine enum --memory 300M --model " + os.path.join(d, "with.cat"), "W10.litmus"),
+        ("with ... from over 10! orders, enum", "--engine enum --memory 100M --model " + os.path.join(d, "with.cat"), "W10.litmus"),
     ]
     for name, opts, f in cases:
         print(f"{name}\t{opts}\t{os.path.join(d, f)}")

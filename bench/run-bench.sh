@@ -99,14 +99,15 @@ PY
   echo "|---|---|---|---|---|---|"
   python3 bench/gen-bounds.py "$TMP/bounds" | while IFS=$'\t' read -r name opts file; do
     t0=$(date +%s.%N)
-    timeout 120 /usr/bin/time -f "%M" -o "$TMP/b.rss" $PTXMM check --json --model "$MODEL" $opts "$file" >"$TMP/b.out" 2>/dev/null
+    model=(--model "$MODEL"); case "$opts" in *--model*) model=() ;; esac
+    timeout 120 /usr/bin/time -f "%M" -o "$TMP/b.rss" $PTXMM check --json "${model[@]}" $opts "$file" >"$TMP/b.out" 2>/dev/null
     t1=$(date +%s.%N)
     python3 - "$TMP/b.out" "$name" "$opts" "$(echo "$t1 - $t0" | bc)" "$(tail -1 "$TMP/b.rss")" <<'PY'
 import json, sys
 path, name, opts, wall, rss = sys.argv[1:6]
 rec = next((json.loads(l) for l in open(path) if l.startswith("{") and "summary" not in l), {})
 status = rec.get("status", "?")
-msg = rec.get("message", rec.get("observation", "")).replace("|", "/").split("\n")[0]
+msg = rec.get("message", rec.get("observation", "")).replace(rec.get("file", "") + ": ", "").replace("|", "/").split("\n")[0]
 if status == "ok":
     msg = f"verdict {rec.get('observation', '?')}"
 rss = f"{int(rss) / 1024:.0f} MiB" if rss.isdigit() else "?"
