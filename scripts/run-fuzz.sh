@@ -7,7 +7,18 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 seconds="${1:-20}"
 build="${PTXMM_FUZZ_BUILD_DIR:-$root/build-fuzz}"
-command -v clang++ >/dev/null || { echo "run-fuzz: installing clang"; apt-get install -y -qq clang >/dev/null; }
+# clang and its libFuzzer runtime (only a recommendation of Debian's clang package).
+missing=()
+for p in clang libclang-rt-14-dev; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} > 0)); then
+  echo "run-fuzz: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" != 0 ] && SUDO=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPTXMM_FUZZ=ON \
   -DPTXMM_BUILD_TESTS=OFF -DPTXMM_ENABLE_CUDA=OFF >/dev/null
 cmake --build "$build" -j "$(nproc)" --target fuzz_litmus_parser fuzz_lower fuzz_cat_parser fuzz_expect
