@@ -159,8 +159,7 @@ Verdict checkTest(const litmus::Test& test, const cat::Model& model, const std::
   } catch (const events::SizeLimit& e) {
     v = fail(Status::Unknown, fmt::format("{}: refused: {}", test.file, e.what()));
   } catch (const BudgetExceeded& e) {
-    v = fail(e.kind() == BudgetExceeded::Time ? Status::Timeout : Status::MemoryLimit,
-             fmt::format("{}: {}", test.file, e.what()));
+    v = fail(budgetStatus(e), fmt::format("{}: {}", test.file, e.what()));
   } catch (const DiagnosticError& e) {
     v = fail(Status::Error, e.what());
   } catch (const z3::exception& e) {

@@ -242,7 +242,7 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
       parsed = litmus::tryParseFile(file.string());
     } catch (const BudgetExceeded& e) {
       o.kind = TestOutcome::Fail;
-      o.status = e.kind() == BudgetExceeded::Time ? Status::Timeout : Status::MemoryLimit;
+      o.status = budgetStatus(e);
       o.record.message = e.what();
       o.diag = fmt::format("FAIL {}: {}: {}\n", file.string(), statusName(o.status), e.what());
       return o;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "litmus/Ast.hpp"
+#include "support/Budget.hpp"
 
 namespace ptxmm::check {
 
@@ -78,6 +79,11 @@ enum class Status {
 
 /// Name of a status as written in logs and JSON: "ok", "error", "timeout", "memory", "unknown".
 [[nodiscard]] const char* statusName(Status s);
+
+/// The status of a test whose budget is spent: Timeout or MemoryLimit.
+[[nodiscard]] inline Status budgetStatus(const BudgetExceeded& e) {
+  return e.kind() == BudgetExceeded::Time ? Status::Timeout : Status::MemoryLimit;
+}
 
 /// Parses a status name (inverse of statusName).
 [[nodiscard]] std::optional<Status> parseStatus(const std::string& s);

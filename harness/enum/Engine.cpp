@@ -60,7 +60,7 @@ class Enumerator {
       res.status = s.status;
       res.message = s.why;
     } catch (const BudgetExceeded& e) {  // the test's time or memory budget (support/Budget.hpp)
-      res.status = e.kind() == BudgetExceeded::Time ? check::Status::Timeout : check::Status::MemoryLimit;
+      res.status = check::budgetStatus(e);
       res.message = fmt::format("{} ({} candidates examined)", e.what(), candidates_);
     } catch (const DiagnosticError& e) {
       res.status = check::Status::Error;

@@ -67,7 +67,7 @@ class SmtRunner {
       res.status = g.status;
       res.message = g.why;
     } catch (const BudgetExceeded& e) {  // the test's time or memory budget (support/Budget.hpp)
-      res.status = e.kind() == BudgetExceeded::Time ? check::Status::Timeout : check::Status::MemoryLimit;
+      res.status = check::budgetStatus(e);
       res.message = e.what();
     } catch (const InternalBug& b) {
       res.status = check::Status::Error;
