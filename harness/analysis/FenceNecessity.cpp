@@ -404,9 +404,15 @@ void printText(const FenceReport& report, std::ostream& os, const WitnessFiles* 
              ? "the proposition"
              : "its negation")
      << "]\n";
-  for (const auto& m : report.models)
+  bool anyFails = false;
+  for (const auto& m : report.models) {
     os << fmt::format("Original {:<28} {}{}\n", m.model, verdictSummary(m.original),
                       m.badReachable ? "  (bad outcome reachable)" : "");
+    anyFails = anyFails || m.badReachable;
+  }
+  if (anyFails)
+    os << "The original already fails under a model: removing instructions cannot show which are needed there "
+          "(n/a); run `ptxmm fences --repair` for the edits that fix it.\n";
   if (report.sites.empty()) {
     os << "No synchronisation instructions.\n\n";
     return;

@@ -9,6 +9,7 @@
 
 #include "analysis/FenceNecessity.hpp"
 #include "analysis/ModelMutation.hpp"
+#include "analysis/Repair.hpp"
 #include "cat/Model.hpp"
 #include "check/Suite.hpp"
 #include "cli/Commands.hpp"
@@ -30,6 +31,11 @@ struct FencesArgs {
   std::string pictureBase;
   bool markdown = false;
   bool axiomCoverage = false;
+  bool repair = false;
+  int maxEdits = 2;
+  int maxCost = 8;
+  size_t maxChecks = 5000;
+  std::string repairDir;
   std::vector<std::string> prefixes;
   std::vector<std::string> only;
   int perRule = 5;
@@ -95,6 +101,73 @@ int runFences(const FencesArgs& a, std::ostream& out) {
     else
       analysis::printText(rep, out, a.dotDir.empty() ? nullptr : &files);
     out.flush();
+  }
+  return rc;
+}
+
+/// The file a repaired test is written to: DIR/<test>.repair<N>.litmus.
+std::filesystem::path repairFile(const std::string& dir, const std::string& test, size_t n) {
+  std::string safe;
+  for (char c : test)
+    safe += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '_';
+  return std::filesystem::path(dir) / (safe + ".repair" + std::to_string(n) + ".litmus");
+}
+
+int runRepair(const FencesArgs& a, std::ostream& out) {
+  std::vector<analysis::NamedModel> models;
+  try {
+    std::vector<std::filesystem::path> modelPaths;
+    for (const auto& m : a.models) modelPaths.push_back(cat::findModel(m));
+    if (modelPaths.empty()) modelPaths = analysis::defaultModelPaths(cat::findModel("ptx").parent_path());
+    models = analysis::loadModels(modelPaths);
+  } catch (const DiagnosticError& e) {
+    std::cerr << "ptxmm fences: " << e.what() << "\n";
+    return kUserError;
+  }
+  analysis::RepairOptions ro;
+  ro.check = checkOptions(a);
+  ro.jobs = a.jobs;
+  ro.maxEdits = a.maxEdits;
+  ro.maxCost = a.maxCost;
+  ro.maxChecks = a.maxChecks;
+  if (!a.repairDir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(a.repairDir, ec);
+    if (ec) {
+      std::cerr << "ptxmm fences: error: cannot create '" << a.repairDir << "': " << ec.message() << "\n";
+      return kUserError;
+    }
+  }
+  int rc = kOk;
+  bool first = true;
+  for (const auto& path : check::collectTests(a.paths)) {
+    auto parsed = litmus::tryParseFile(path.string());
+    if (!parsed.ok()) {
+      for (const auto& d : parsed.diagnostics) std::cerr << d.str() << "\n";
+      if (parsed.diagnostics.empty()) std::cerr << path.string() << ": error: cannot parse\n";
+      rc = kUserError;
+      continue;
+    }
+    analysis::RepairReport rep = analysis::repairTest(*parsed.test, models, ro);
+    if (!first) out << "\n";
+    first = false;
+    analysis::printRepairText(rep, out);
+    out.flush();
+    if (!rep.error.empty()) {
+      rc = rep.original.internalError ? kInternal : std::max(rc, static_cast<int>(kUserError));
+      continue;
+    }
+    // A test left broken (no repair within the limits) is a mismatch, like a failing suite test.
+    if (!rep.clean && rep.repairs.empty()) rc = std::max(rc, static_cast<int>(kMismatch));
+    for (size_t k = 0; k < rep.repairs.size() && !a.repairDir.empty(); ++k) {
+      auto file = repairFile(a.repairDir, rep.testName, k + 1);
+      std::ofstream f(file);
+      f << rep.repairs[k].text;
+      if (!f) {
+        std::cerr << "ptxmm fences: error: cannot write '" << file.string() << "'\n";
+        return kUserError;
+      }
+    }
   }
   return rc;
 }
@@ -165,6 +238,19 @@ void addFencesCommand(CLI::App& app, int& exitCode) {
   cmd->add_flag("--axiom-coverage", args->axiomCoverage,
                 "model mutation check: for each named check and proxy-fence rule, the tests whose verdict "
                 "changes without it (exit 1 if a rule changes none)");
+  cmd->add_flag("--repair", args->repair,
+                "repair search: for a test that races, has undefined behaviour or reaches its bad outcome, the "
+                "cheapest verified sets of inserted fences, proxy fences, waits and barriers, strengthened or "
+                "widened instructions and parity flips that make it clean under the first model, each as a diff "
+                "(exit 1 if a test has no repair within the limits)");
+  cmd->add_option("--max-edits", args->maxEdits, "--repair: most edits in one repair")->check(CLI::Range(1, 4));
+  cmd->add_option("--max-cost", args->maxCost,
+                  "--repair: most total cost (proxy fence or parity 1, release/acquire, scope or acq_rel fence 2, "
+                  "sc fence or wait 3, barrier 4)")
+      ->check(CLI::Range(1, 32));
+  cmd->add_option("--max-checks", args->maxChecks, "--repair: most candidate checks per test")
+      ->check(CLI::Range(1, 10000000));
+  cmd->add_option("--repair-dir", args->repairDir, "--repair: write each repaired test to DIR/<test>.repair<N>.litmus");
   cmd->add_option("--rule-prefix", args->prefixes,
                   "--axiom-coverage: definition-name prefix of proxy-fence rules (repeatable; default pf-)")
       ->allow_extra_args(false);
@@ -188,7 +274,14 @@ void addFencesCommand(CLI::App& app, int& exitCode) {
       }
       out = &file;
     }
-    exitCode = args->axiomCoverage ? runCoverage(*args, *out) : runFences(*args, *out);
+    if (args->axiomCoverage && args->repair) {
+      std::cerr << "ptxmm fences: error: --repair and --axiom-coverage are separate analyses; give one\n";
+      exitCode = kUserError;
+      return;
+    }
+    exitCode = args->axiomCoverage ? runCoverage(*args, *out)
+               : args->repair      ? runRepair(*args, *out)
+                                   : runFences(*args, *out);
   });
 }
 
