@@ -7,6 +7,7 @@
 #include <string>
 
 #include "CliTestSupport.hpp"
+#include "ptxgen/Assemble.hpp"
 
 namespace fs = std::filesystem;
 using cli_test::Run;
@@ -16,13 +17,19 @@ namespace {
 
 bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
 
-/// `ptxmm check` of a repaired file under ptx: the bad outcome never happens and no flag is raised.
+/// `ptxmm check` of a repaired file under ptx: the bad outcome never happens and no flag is raised; and its
+/// stress kernel still assembles (when ptxas is installed).
 void requireClean(const Scratch& s, const fs::path& file) {
   REQUIRE(fs::exists(file));
   Run c = s.ptxmm("check --model ptx " + file.string());
   INFO(c.out << c.err);
   CHECK(has(c.out, " Never "));
   CHECK_FALSE(has(c.out, "Flag "));
+  if (ptxmm::ptxgen::findCudaTool("ptxas")) {
+    Run g = s.ptxmm("gen --check -o " + (s.dir / "kernel.ptx").string() + " " + file.string());
+    INFO(g.out << g.err);
+    CHECK(g.rc == 0);
+  }
 }
 
 /// The repair section of repair number n ("repair n (" up to the next "repair " header or the end).
