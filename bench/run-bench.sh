@@ -89,6 +89,31 @@ PY
     done
   done
   echo
+  echo "## Pipeline family (\`bench/gen-pipelines.py\`)"
+  echo
+  echo "A K-stage TMA ring run for N iterations (producer: wait empty, arm full, TMA; consumer: wait full,"
+  echo "read, proxy fence, arrive empty), correctly synchronised: every member must be Never with no flag."
+  echo "ring2c: two consumer threads taking alternate iterations. One process per member, \`-j1\`,"
+  echo "\`--max-events 1000\`, timeout ${FAMILY_TIMEOUT} s. Target (issue 14): ≤ 1 s with smt for every member."
+  echo
+  echo "| member | instructions | engine | wall | peak RSS | result |"
+  echo "|---|---|---|---|---|---|"
+  python3 bench/gen-pipelines.py "$TMP/pipes" >/dev/null
+  for f in "$TMP"/pipes/*.litmus; do
+    for engine in smt enum; do
+      t0=$(date +%s.%N)
+      timeout "$FAMILY_TIMEOUT" /usr/bin/time -f "%M" -o "$TMP/p.rss" $PTXMM check --engine "$engine" --model "$MODEL" \
+        --max-events 1000 -j1 --json "$f" >"$TMP/p.out" 2>/dev/null
+      rc=$?
+      t1=$(date +%s.%N)
+      res=$(python3 -c 'import json,sys; r=next((json.loads(l) for l in open(sys.argv[1]) if l.startswith("{") and "summary" not in l), {}); print(r.get("observation","") + "".join(" +"+f for f in r.get("flags",[])) if r.get("status")=="ok" else r.get("status","none"))' "$TMP/p.out")
+      [ $rc -eq 124 ] && res="killed after ${FAMILY_TIMEOUT} s"
+      instrs=$(grep -c ';$' "$f")
+      rss=$(tail -1 "$TMP/p.rss" 2>/dev/null); [[ "$rss" =~ ^[0-9]+$ ]] && rss="$((rss / 1024)) MiB" || rss="?"
+      echo "| $(basename "$f" .litmus) | ${instrs} | $engine | $(printf %.2f "$(echo "$t1 - $t0" | bc)") s | $rss | $res |"
+    done
+  done
+  echo
   echo "## Bounds: worst-case inputs (\`bench/gen-bounds.py\`)"
   echo
   echo "Inputs that once ran for minutes or took the machine's memory. Every phase polls the test's budget"
