@@ -8,6 +8,7 @@
 #     suite: every other suite directory (base bugs seeds mixedproxy clc), ITERATIONS per test
 #     proxy: litmus/mixedproxy (surface/texture objects) and litmus/async with bank-conflict lanes
 #            (bankConflictLanes 8), ITERATIONS per test
+#     files PATH...: the given tests or directories only, ITERATIONS per test (files.json, files.log)
 # Needs: g++ (C++20), the CUDA toolkit (cuda.h, libcuda), nlohmann/json headers (system or
 # .hwdeps/include, carried by the caller).
 set -u
@@ -46,6 +47,20 @@ JSON
     litmus/base litmus/async litmus/bugs litmus/seeds litmus/mixedproxy litmus/clc > "$OUT/suite.log" 2>&1
   log "suite exit: $?"
   grep -E "^(Test .* (skipped|error|timed-out)|!!!)" "$OUT/suite.log" | head -80
+  exit 0
+fi
+if [ "$MODE" = files ]; then
+  shift 2
+  cat > "$P" <<JSON
+{"memStressPct": 100, "memStressIterations": 64, "memStressPattern": 3, "preStressPct": 100,
+ "preStressIterations": 8, "preStressPattern": 0, "stressLineSize": 64, "stressTargetLines": 4,
+ "scratchMemorySize": 65536, "memStride": 64, "shufflePct": 100, "barrierPct": 100,
+ "spinBound": 200000, "launchTimeoutMs": 10000, "groupsPerBlock": 4, "stressWarpsPerBlock": 2, "seed": 4}
+JSON
+  log "files: $ITER instances per test: $*"
+  timeout 540 $BIN "${MODEL[@]}" --iterations "$ITER" --params "$P" --json "$OUT/files.json" "$@" > "$OUT/files.log" 2>&1
+  log "files exit: $?"
+  grep -E "^(Test .* (skipped|error|timed-out)|!!!)" "$OUT/files.log" | head -80
   exit 0
 fi
 if [ "$MODE" = proxy ]; then
