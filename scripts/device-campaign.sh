@@ -26,7 +26,7 @@ log "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.s
 log "building ptxmm-hw"
 SRCS="harness/support/*.cpp harness/ptx/*.cpp harness/litmus/*.cpp harness/ptxgen/*.cpp harness/runner/*.cpp harness/report/*.cpp harness/runner/standalone/main.cpp"
 OBJ=/tmp/ptxmm-obj; mkdir -p $OBJ
-CXXFLAGS="-std=c++20 -O2 -DPTXMM_HAVE_CUDA=1 -DPTXMM_SOURCE_DIR=\"$PWD\" -Iharness -I.hwdeps/include -I$CUDA/include"
+CXXFLAGS="-std=c++20 -O2 -DFMT_HEADER_ONLY -DPTXMM_HAVE_CUDA=1 -DPTXMM_SOURCE_DIR=\"$PWD\" -Iharness -I.hwdeps/include -I$CUDA/include"
 # shellcheck disable=SC2086
 ls $SRCS | xargs -P 16 -I{} sh -c 'g++ '"$CXXFLAGS"' -c {} -o '"$OBJ"'/$(echo {} | tr / _).o' 2>&1 | tee "$OUT/build.log" | tail -20
 g++ $OBJ/*.o -o $BIN -ldl -lpthread 2>&1 | tee -a "$OUT/build.log" | tail -5
