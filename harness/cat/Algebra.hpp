@@ -156,6 +156,20 @@ concept HasLinearisations = requires(A& a, const typename A::Set& s, const typen
   { a.linearisations(s, r) } -> std::same_as<std::vector<typename A::Rel>>;
 };
 
+/// Whether A merges the choices of `with x from S` into one outcome instead of forking (a symbolic algebra,
+/// whose engine wants one encoding): `static constexpr bool kMergeWithChoices = true;` and
+///   std::vector<Bool> choiceSelectors(size_t k)   k literals of which exactly one holds in every model;
+///   Bool constB(bool);  Bool andB(const Bool&, const Bool&);  Bool impliesB(const Bool&, const Bool&).
+/// Choice k's checks then hold only under its selector (Interpreter.hpp, execTop).
+template <class A>
+concept HasChoices = requires(A& a, const typename A::Bool& b, size_t k) {
+  requires A::kMergeWithChoices;
+  { a.choiceSelectors(k) } -> std::same_as<std::vector<typename A::Bool>>;
+  { a.constB(true) } -> std::same_as<typename A::Bool>;
+  { a.andB(b, b) } -> std::same_as<typename A::Bool>;
+  { a.impliesB(b, b) } -> std::same_as<typename A::Bool>;
+};
+
 /// Whether a non-converged `let rec` may be accepted after numEvents()+1 iterations (see file comment).
 template <class A>
 constexpr bool boundedFixpointIsExact() {

@@ -130,7 +130,7 @@ enum class InstrKind {
   Enum,          ///< enum Name = 'a || 'b
   If,            ///< if cond then-body [else else-body] end
   Match,         ///< match e with || 'tag -> body ... end
-  Debug,         ///< debug e (ignored)
+  Debug,         ///< debug e; also `let ... in e` at instruction level (both ignored)
   Instructions,  ///< bell `instructions K[...]` / `default` (ignored)
 };
 
@@ -153,6 +153,7 @@ struct Instr {
   std::vector<std::vector<InstrPtr>> armBodies;  ///< Match arm instruction lists
   std::shared_ptr<const ModelFile> included;     ///< Include: the resolved file (set by the loader)
   bool recursive = false;                        ///< procedure rec
+  bool when = false;  ///< LetRec `when TEST`: the test (expr, test, negated, name) must hold of the fixpoint
 };
 
 /// One parsed cat file.

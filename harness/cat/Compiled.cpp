@@ -5,6 +5,9 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "cat/HerdLib.hpp"
+#include "cat/Parser.hpp"
+
 namespace ptxmm::cat::detail {
 
 namespace {
@@ -70,7 +73,33 @@ class Compiler {
     if (name == "classes-loc") return static_cast<int>(Prim::ClassesLoc);
     if (name == "linearisations") return static_cast<int>(Prim::Linearisations);
     if (name == "fail") return static_cast<int>(Prim::Fail);
+    if (name == "classes") return static_cast<int>(Prim::Classes);
+    if (name == "tag2scope" || name == "tag2level") return static_cast<int>(Prim::Tag2Scope);
+    if (name == "tag2events") return static_cast<int>(Prim::Tag2Events);
+    if (name == "bisimulation") return static_cast<int>(Prim::Bisimulation);
+    if (name == "generate_orders") return static_cast<int>(Prim::GenerateOrders);
+    if (name == "generate_cos") return static_cast<int>(Prim::GenerateCos);
     return -1;
+  }
+
+  // The herd7 fallback definition of a new built-in (cat/HerdLib.hpp), compiled in a scope of its own.
+  void addFallback(int id, const std::string& name) {
+    cm_.builtinFallback.resize(cm_.builtinNames.size(), nullptr);
+    cm_.builtinFallbackSlots.resize(cm_.builtinNames.size(), 0);
+    const HerdName* h = findHerdName(name);
+    if (!h) return;
+    if (h->empty && std::find(cm_.emptyBound.begin(), cm_.emptyBound.end(), name) == cm_.emptyBound.end())
+      cm_.emptyBound.push_back(name);
+    ExprPtr def = parseCatExpr(h->definition, "<herd7 name " + name + ">");
+    Scope s;
+    Scope* saved = scope_;
+    scope_ = &s;
+    const CExpr* c = compile(*def);
+    scope_ = saved;
+    cm_.builtinFallback.resize(cm_.builtinNames.size(), nullptr);
+    cm_.builtinFallbackSlots.resize(cm_.builtinNames.size(), 0);
+    cm_.builtinFallback[static_cast<size_t>(id)] = c;
+    cm_.builtinFallbackSlots[static_cast<size_t>(id)] = s.nslots;
   }
 
   CExpr* resolve(const std::string& name, const SourceLoc& loc) {
@@ -92,9 +121,13 @@ class Compiler {
       return e;
     }
     auto [it, fresh] = builtinIndex_.try_emplace(name, static_cast<int>(cm_.builtinNames.size()));
-    if (fresh) cm_.builtinNames.push_back(name);
+    const int id = it->second;
+    if (fresh) {
+      cm_.builtinNames.push_back(name);
+      addFallback(id, name);
+    }
     CExpr* e = newExpr(Op::Builtin, loc);
-    e->id = it->second;
+    e->id = id;
     e->name = name;
     return e;
   }
@@ -328,6 +361,12 @@ class Compiler {
         ci.op = IOp::LetRec;
         ci.binds = compileLetRec(in.bindings);
         out.push_back(std::move(ci));
+        if (in.when) {  // `let rec ... when TEST`: TEST as a plain check of the fixpoint
+          Instr check = in;
+          check.kind = InstrKind::Check;
+          check.checkKind = CheckKind::Check;
+          compileInstr(check, out, top);
+        }
         return;
       case InstrKind::Check: {
         std::string name = in.name;
@@ -414,6 +453,14 @@ class Compiler {
         ci.op = IOp::With;
         ci.expr = compile(*in.expr);
         ci.varSlot = bindName(in.name);
+        {
+          // Algebras that merge the choices of a `with` into one outcome (the smt engine's) record which
+          // choice an execution takes as this plain check.
+          std::string file = std::filesystem::path(in.loc.file).filename().string();
+          ci.check = static_cast<int>(cm_.checks.size());
+          cm_.checks.push_back(CheckInfo{"with@" + file + ":" + std::to_string(in.loc.line), CheckKind::Check,
+                                         CheckTest::Empty, false, in.loc});
+        }
         out.push_back(std::move(ci));
         return;
       case InstrKind::Enum: {
@@ -493,6 +540,15 @@ void collectDeps(const CExpr* e, int depth, Deps& d) {
       if (e->depth == depth) d.slots.push_back(e->slot);
       return;
     case Op::Builtin: d.builtins.push_back(e->id); return;
+    case Op::Prim:
+      // these read built-ins by name at run time (generate_* the engine's co): never static
+      switch (static_cast<Prim>(e->id)) {
+        case Prim::GenerateOrders:
+        case Prim::GenerateCos:
+        case Prim::Tag2Events:
+        case Prim::Tag2Scope: d.slots.push_back(-1); return;
+        default: return;
+      }
     case Op::Fun: collectDeps(e->fun->body, depth + 1, d); return;
     case Op::Proc: d.slots.push_back(-1); return;  // never static
     default: break;
@@ -573,10 +629,28 @@ CompiledModel compileModel(const Model& model, const InterpreterOptions& opts) {
   CompiledModel cm;
   Compiler c(cm, opts);
   c.compileTop(model);
+  cm.builtinFallback.resize(cm.builtinNames.size(), nullptr);
+  cm.builtinFallbackSlots.resize(cm.builtinNames.size(), 0);
+  std::sort(cm.emptyBound.begin(), cm.emptyBound.end());
   std::vector<char> dyn(cm.builtinNames.size(), 0);
   for (size_t i = 0; i < cm.builtinNames.size(); ++i)
     dyn[i] =
         std::find(opts.dynamicNames.begin(), opts.dynamicNames.end(), cm.builtinNames[i]) != opts.dynamicNames.end();
+  // A herd7 fallback is dynamic if it reads a dynamic built-in (to a fixpoint: fallbacks read fallbacks).
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < cm.builtinNames.size(); ++i) {
+      if (dyn[i] || !cm.builtinFallback[i]) continue;
+      Deps d;
+      collectDeps(cm.builtinFallback[i], 0, d);
+      for (int b : d.builtins)
+        if (dyn[static_cast<size_t>(b)]) {
+          dyn[i] = 1;
+          changed = true;
+          break;
+        }
+    }
+  }
   cm.staticSlot.assign(static_cast<size_t>(cm.topSlots), 0);
   std::vector<char> isBind(static_cast<size_t>(cm.topSlots), 0);
   computeStatic(cm, cm.top, dyn, isBind);

@@ -71,7 +71,19 @@ enum class Op {
 };
 
 /// Primitive functions known to the interpreter.
-enum class Prim { Domain, Range, ClassesLoc, Linearisations, Fail };
+enum class Prim {
+  Domain,
+  Range,
+  ClassesLoc,
+  Linearisations,
+  Fail,
+  Classes,         ///< classes r: the equivalence classes of r
+  Tag2Scope,       ///< tag2scope / tag2level 't: the scope relation named by the tag
+  Tag2Events,      ///< tag2events 't: the event set named by the tag
+  Bisimulation,    ///< bisimulation(t, e): the largest bisimulation of t within e
+  GenerateOrders,  ///< generate_orders(S, r): the engine's co on S, if it extends r (cat/HerdLib.hpp)
+  GenerateCos      ///< generate_cos(r) = generate_orders(W, r)
+};
 
 struct CExpr;
 struct CFun;
@@ -141,7 +153,7 @@ struct CInstr {
   IOp op = IOp::Let;
   SourceLoc loc;
   std::vector<CBind> binds;     ///< Let / LetRec
-  int check = -1;               ///< Check: index in CompiledModel::checks
+  int check = -1;               ///< Check: index in CompiledModel::checks; With: its choice check (merged algebras)
   const CExpr* expr = nullptr;  ///< Check / Call argument / Forall, With set / Match scrutinee
   std::vector<std::pair<std::string, const CExpr*>> shows;  ///< Show
   const CExpr* callee = nullptr;                            ///< Call: the procedure variable
@@ -179,7 +191,12 @@ struct CompiledModel {
   std::vector<std::vector<int>> enums;    ///< enum index -> tag ids
   std::vector<CheckInfo> checks;
   std::vector<char> staticSlot;      ///< top slot -> its definition is static (cacheable)
-  std::vector<char> dynamicBuiltin;  ///< builtin index -> listed in dynamicNames
+  std::vector<char> dynamicBuiltin;  ///< builtin index -> listed in dynamicNames (or its fallback reads one)
+  /// builtin index -> herd7 name definition used when the algebra does not know the name (cat/HerdLib.hpp),
+  /// evaluated in a fresh frame of builtinFallbackSlots[index] slots; null if none.
+  std::vector<const CExpr*> builtinFallback;
+  std::vector<int> builtinFallbackSlots;  ///< see builtinFallback
+  std::vector<std::string> emptyBound;    ///< sorted names of bound-empty herd entries the model uses
 };
 
 /// Compiles a loaded model; throws DiagnosticError on static errors (e.g. `with` inside a procedure).

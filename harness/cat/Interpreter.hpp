@@ -37,6 +37,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cctype>
 #include <memory>
 #include <optional>
 #include <string>
@@ -125,7 +126,7 @@ requires std::same_as<typename A::Bool, bool> std::vector<std::string> raisedFla
 namespace detail {
 
 /// Kinds of run-time values.
-enum class VK : uint8_t { Empty, Universe, Set, Rel, Tag, ValSet, Tuple, Closure, Proc, Prim, Event, Pair };
+enum class VK : uint8_t { Empty, Universe, Set, Rel, Tag, ValSet, Tuple, Closure, Proc, Prim, Event, Pair, Guarded };
 
 template <class A>
 struct Frame;
@@ -136,6 +137,14 @@ struct Value {
   VK k = VK::Empty;
   size_t a = 0, b = 0;
   std::shared_ptr<const void> p;
+};
+
+/// A set of values whose elements exist only under a condition on the execution (`generate_cos`,
+/// `linearisations` over a relation that depends on it, in a symbolic algebra): only `with` ranges over it.
+template <class A>
+struct GuardedVals {
+  std::vector<Value<A>> elems;
+  std::vector<typename A::Bool> guards;  ///< guards[k]: elems[k] is an element
 };
 
 /// A closure or procedure with its defining frame.
@@ -290,6 +299,7 @@ class Interpreter {
       case VK::Prim: return "a primitive function";
       case VK::Event: return "an event";
       case VK::Pair: return "an event pair";
+      case VK::Guarded: return "a set of values that depends on the execution";
     }
     return "a value";
   }
@@ -403,17 +413,47 @@ class Interpreter {
       case VK::Universe:
         if constexpr (HasElements<A>) {
           std::vector<V> out;
-          if (v.k == VK::Rel) {
-            for (auto [x, y] : cx.alg.relPairs(relOf(v))) out.push_back(V{VK::Pair, x, y, nullptr});
-          } else {
-            for (size_t e : cx.alg.setElements(*asSet(v, loc, cx, what))) out.push_back(V{VK::Event, e, 0, nullptr});
+          try {
+            if (v.k == VK::Rel) {
+              for (auto [x, y] : cx.alg.relPairs(relOf(v))) out.push_back(V{VK::Pair, x, y, nullptr});
+            } else {
+              for (size_t e : cx.alg.setElements(*asSet(v, loc, cx, what))) out.push_back(V{VK::Event, e, 0, nullptr});
+            }
+          } catch (const DiagnosticError& ex) {
+            if (ex.diagnostic().loc.line > 0) throw;
+            fail(loc, std::string(what) + ": " + ex.diagnostic().message);
           }
           return out;
         } else {
           fail(loc, std::string(what) + " over events is not supported by this (symbolic) algebra");
         }
+      case VK::Guarded:
+        fail(loc, std::string(what) +
+                      " over a set of values that depends on the execution is not supported by this (symbolic) "
+                      "algebra: only 'with x from' can range over it");
       default: fail(loc, std::string(what) + " expects a set, got " + kindName(v.k));
     }
+  }
+
+  /// A set of values from elements and their guards: a plain set of values when every guard is known
+  /// (the false ones left out), else a guarded one.
+  V guardedSet(std::vector<V> elems, std::vector<Bool> guards, Ctx& cx) const {
+    bool allKnown = true;
+    std::vector<V> kept;
+    for (size_t k = 0; k < elems.size(); ++k) {
+      std::optional<bool> g;
+      if constexpr (HasKnownBool<A>) g = cx.alg.knownBool(guards[k]);
+      if (!g) {
+        allKnown = false;
+        break;
+      }
+      if (*g) kept.push_back(elems[k]);
+    }
+    if (allKnown) return mkVec(VK::ValSet, std::move(kept));
+    auto g = std::make_shared<detail::GuardedVals<A>>();
+    g->elems = std::move(elems);
+    g->guards = std::move(guards);
+    return V{VK::Guarded, 0, 0, std::move(g)};
   }
 
   // ---- variables -------------------------------------------------------------------------------
@@ -469,6 +509,14 @@ class Interpreter {
       slot = mkSet(std::move(*s));
     } else if (auto r = cx.alg.builtinRel(name)) {
       slot = mkRel(std::move(*r));
+    } else if (const CExpr* fb = cm_->builtinFallback[id]) {
+      // herd7's name, defined over ptxmm's built-ins (cat/HerdLib.hpp)
+      try {
+        slot = eval(*fb, newFrame(cm_->builtinFallbackSlots[id], nullptr, cx), cx);
+      } catch (const DiagnosticError&) {
+        cx.missing[id] = 1;
+      }
+      if (slot && (slot->k == VK::Closure || slot->k == VK::Proc)) return slot;  // frames die with the run
     } else {
       cx.missing[id] = 1;
     }
@@ -891,7 +939,12 @@ class Interpreter {
           fail(loc, "classes-loc is not supported by this (symbolic) algebra");
         }
       case detail::Prim::Linearisations:
-        if constexpr (HasLinearisations<A>) {
+        if constexpr (!HasLinearisations<A> && HasElements<A>) {
+          if (arg.k != VK::Tuple || vecOf(arg).size() != 2)
+            fail(at.args[1]->loc, "linearisations expects 2 arguments (S, r)");
+          return guardedLinearisations(*asSet(vecOf(arg)[0], at.args[1]->loc, cx, "linearisations"),
+                                       *asRel(vecOf(arg)[1], at.args[1]->loc, cx, "linearisations"), loc, cx);
+        } else if constexpr (HasLinearisations<A>) {
           if (arg.k != VK::Tuple || vecOf(arg).size() != 2)
             fail(at.args[1]->loc, "linearisations expects 2 arguments (S, r)");
           const auto& t = vecOf(arg);
@@ -910,8 +963,175 @@ class Interpreter {
           fail(loc, "linearisations is not supported by this (symbolic) algebra");
         }
       case detail::Prim::Fail: fail(loc, "model called 'fail'");
+      case detail::Prim::Classes: return classes(*asRel(arg, at.args[1]->loc, cx, "classes"), loc, cx);
+      case detail::Prim::Tag2Scope: {
+        if (arg.k != VK::Tag) fail(at.args[1]->loc, std::string("tag2scope expects a tag, got ") + kindName(arg.k));
+        const std::string& t = cm_->tagNames[arg.a];
+        // the scope-tree relation of that name (herd), ptxmm's same-scope relation, or all pairs for the system
+        for (const std::string& n : {t, "s" + t})
+          if (auto r = cx.alg.builtinRel(n)) return mkRel(std::move(*r));
+        if (t == "sys" || t == "system") return V{VK::Universe, 0, 0, nullptr};
+        fail(loc, "tag2scope: no scope relation for '" + t + "' (ptxmm knows cta, cluster, gpu, sys)");
+      }
+      case detail::Prim::Tag2Events: {
+        if (arg.k != VK::Tag) fail(at.args[1]->loc, std::string("tag2events expects a tag, got ") + kindName(arg.k));
+        const std::string& t = cm_->tagNames[arg.a];
+        // herd's annotation set is named by the tag with its first letter upper-cased; ptxmm's are upper case
+        std::string cap = t, upper = t;
+        if (!cap.empty()) cap[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(cap[0])));
+        for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        for (const std::string& n : {t, cap, upper})
+          if (auto st = cx.alg.builtinSet(n)) return mkSet(std::move(*st));
+        fail(loc, "tag2events: no event set for tag '" + t + "'");
+      }
+      case detail::Prim::Bisimulation: {
+        if (arg.k != VK::Tuple || vecOf(arg).size() != 2)
+          fail(at.args[1]->loc, "bisimulation expects 2 arguments (t, e)");
+        return bisimulation(*asRel(vecOf(arg)[0], at.args[1]->loc, cx, "bisimulation"),
+                            *asRel(vecOf(arg)[1], at.args[1]->loc, cx, "bisimulation"), loc, cx);
+      }
+      case detail::Prim::GenerateOrders: {
+        if (arg.k != VK::Tuple || vecOf(arg).size() != 2)
+          fail(at.args[1]->loc, "generate_orders expects 2 arguments (S, r)");
+        return generateOrders(*asSet(vecOf(arg)[0], at.args[1]->loc, cx, "generate_orders"),
+                              *asRel(vecOf(arg)[1], at.args[1]->loc, cx, "generate_orders"), loc, cx);
+      }
+      case detail::Prim::GenerateCos: {
+        auto w = cx.alg.builtinSet("W");
+        if (!w) fail(loc, "generate_cos: the engine has no set W");
+        return generateOrders(*w, *asRel(arg, at.args[1]->loc, cx, "generate_cos"), loc, cx);
+      }
     }
     fail(loc, "internal error: unknown primitive");
+  }
+
+  // ---- herd7 primitives over elements ------------------------------------------------------------
+
+  /// generate_orders(S, r) (cat/HerdLib.hpp): the engine's co restricted to S when S holds writes only (an
+  /// element exactly when it extends r between same-location events of S), {0} for an empty S.
+  V generateOrders(const Set& s, const Rel& r, const SourceLoc& loc, Ctx& cx) const {
+    auto w = cx.alg.builtinSet("W");
+    auto co = cx.alg.builtinRel("co");
+    auto sameLoc = cx.alg.builtinRel("loc");
+    if (!w || !co || !sameLoc) fail(loc, "generate_orders: the engine has no W, co or loc");
+    auto known = [&](const Bool& b) -> std::optional<bool> {
+      if constexpr (HasKnownBool<A>)
+        return cx.alg.knownBool(b);
+      else
+        return std::nullopt;
+    };
+    if (known(cx.alg.isEmptySet(s)) == std::optional<bool>(true))
+      return mkVec(VK::ValSet, {V{VK::Rel, 0, 0, sharedEmptyRel(cx)}});
+    if (known(cx.alg.isEmptySet(cx.alg.setDiff(s, *w))) != std::optional<bool>(true))
+      fail(loc,
+           "generate_orders over events that are not all writes is not supported: ptxmm's engines choose co over "
+           "the writes");
+    Rel ss = cx.alg.cross(s, s);
+    Rel order = cx.alg.relInter(*co, ss);
+    Rel need = cx.alg.relDiff(cx.alg.relInter(cx.alg.relInter(r, ss), *sameLoc), cx.alg.identity());
+    return guardedSet({mkRel(order)}, {cx.alg.isEmptyRel(cx.alg.relDiff(need, order))}, cx);
+  }
+
+  /// linearisations(S, r) for an algebra without its own: every total order of S's (constant) events, each an
+  /// element when it contains r restricted to S.
+  V guardedLinearisations(const Set& s, const Rel& r, const SourceLoc& loc, Ctx& cx) const {
+    if constexpr (HasElements<A>) {
+      std::vector<size_t> es;
+      try {
+        es = cx.alg.setElements(s);
+      } catch (const DiagnosticError& ex) {
+        fail(loc, "linearisations: " + ex.diagnostic().message);
+      }
+      if (es.size() > 8) fail(loc, "linearisations over more than 8 events is not supported by this algebra");
+      std::sort(es.begin(), es.end());
+      Rel need = cx.alg.relDiff(cx.alg.relInter(r, cx.alg.cross(s, s)), cx.alg.identity());
+      std::vector<V> elems;
+      std::vector<Bool> guards;
+      do {
+        pollBudget("cat interpreter (linearisations)");
+        Rel o = cx.alg.emptyRel();
+        for (size_t i = 0; i < es.size(); ++i)
+          for (size_t j = i + 1; j < es.size(); ++j) o = cx.alg.relUnion(o, cx.alg.singletonRel(es[i], es[j]));
+        guards.push_back(cx.alg.isEmptyRel(cx.alg.relDiff(need, o)));
+        elems.push_back(mkRel(std::move(o)));
+      } while (std::next_permutation(es.begin(), es.end()));
+      return guardedSet(std::move(elems), std::move(guards), cx);
+    } else {
+      fail(loc, "linearisations is not supported by this algebra");
+    }
+  }
+
+  /// classes r: the equivalence classes of r (over the events it relates).
+  V classes(const Rel& r, const SourceLoc& loc, Ctx& cx) const {
+    if constexpr (HasElements<A>) {
+      std::vector<std::pair<size_t, size_t>> ps;
+      try {
+        ps = cx.alg.relPairs(r);
+      } catch (const DiagnosticError& ex) {
+        fail(loc, "classes: " + ex.diagnostic().message);
+      }
+      std::vector<size_t> done;
+      std::vector<V> out;
+      for (const auto& [a, b0] : ps) {
+        (void)b0;
+        if (std::find(done.begin(), done.end(), a) != done.end()) continue;
+        Set cls = cx.alg.singletonSet(a);
+        done.push_back(a);
+        for (const auto& [x, y] : ps)
+          if (x == a && y != a) {
+            cls = cx.alg.setUnion(cls, cx.alg.singletonSet(y));
+            done.push_back(y);
+          }
+        out.push_back(mkSet(std::move(cls)));
+      }
+      return mkVec(VK::ValSet, std::move(out));
+    } else {
+      fail(loc, "classes is not supported by this (symbolic) algebra");
+    }
+  }
+
+  /// bisimulation(t, e): the largest relation within e such that each step of t from one side is matched by a
+  /// step of t from the other side into the relation.
+  V bisimulation(const Rel& t, const Rel& e, const SourceLoc& loc, Ctx& cx) const {
+    if constexpr (HasElements<A>) {
+      std::vector<std::pair<size_t, size_t>> steps, rel;
+      try {
+        steps = cx.alg.relPairs(t);
+        rel = cx.alg.relPairs(e);
+      } catch (const DiagnosticError& ex) {
+        fail(loc, "bisimulation: " + ex.diagnostic().message);
+      }
+      auto in = [](const std::vector<std::pair<size_t, size_t>>& v, size_t a, size_t b) {
+        return std::find(v.begin(), v.end(), std::make_pair(a, b)) != v.end();
+      };
+      // each step x -> x2 is matched by some y -> y2 with (x2, y2) in the relation
+      auto matched = [&](size_t x, size_t y, bool flip) {
+        for (const auto& [a, a2] : steps) {
+          if (a != x) continue;
+          bool found = false;
+          for (const auto& [b, b2] : steps)
+            if (b == y && (flip ? in(rel, b2, a2) : in(rel, a2, b2))) found = true;
+          if (!found) return false;
+        }
+        return true;
+      };
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t k = 0; k < rel.size(); ++k) {
+          auto [x, y] = rel[k];
+          if (!matched(x, y, false) || !matched(y, x, true)) {
+            rel.erase(rel.begin() + static_cast<std::ptrdiff_t>(k));
+            changed = true;
+            break;
+          }
+        }
+      }
+      Rel out = cx.alg.emptyRel();
+      for (const auto& [x, y] : rel) out = cx.alg.relUnion(out, cx.alg.singletonRel(x, y));
+      return mkRel(std::move(out));
+    } else {
+      fail(loc, "bisimulation is not supported by this (symbolic) algebra");
+    }
   }
 
   // ---- instructions ----------------------------------------------------------------------------
@@ -1034,6 +1254,10 @@ class Interpreter {
       const CInstr& in = instrs[i];
       if (in.op == IOp::With) {
         V s = eval(*in.expr, f, cx);
+        if constexpr (HasChoices<A>) {
+          mergeWith(instrs, i, f, std::move(out), s, cx);
+          return;
+        }
         std::vector<V> elems = elementsOf(s, in.expr->loc, cx, "with");
         for (size_t k = 0; k < elems.size(); ++k) {
           pollBudget("cat interpreter (with ... from)");
@@ -1050,6 +1274,54 @@ class Interpreter {
       if (!execOne(in, f, out, cx)) break;
     }
     cx.result->outcomes.push_back(std::move(out));
+  }
+
+  /// `with x from S` for an algebra that merges choices (HasChoices): the rest of the model is run once per
+  /// element k, and the outcomes are merged into one whose checks hold under k's selector (flags: are raised
+  /// under it); the With's own check says that the chosen element exists (its guard).
+  void mergeWith(const std::vector<CInstr>& instrs, size_t i, const FramePtr& f, Outcome<A> out, const V& s,
+                 Ctx& cx) const {
+    if constexpr (HasChoices<A>) {
+      const CInstr& in = instrs[i];
+      std::vector<V> elems;
+      std::vector<Bool> guards;
+      if (s.k == VK::Guarded) {
+        const auto& g = *static_cast<const detail::GuardedVals<A>*>(s.p.get());
+        elems = g.elems;
+        guards = g.guards;
+      } else {
+        elems = elementsOf(s, in.expr->loc, cx, "with");
+        guards.assign(elems.size(), cx.alg.constB(true));
+      }
+      const CheckInfo& choice = cm_->checks[static_cast<size_t>(in.check)];
+      std::vector<Bool> sel = cx.alg.choiceSelectors(elems.size());
+      ModelResult<A>* outer = cx.result;
+      bool allCut = true;
+      for (size_t k = 0; k < elems.size(); ++k) {
+        pollBudget("cat interpreter (with ... from)");
+        auto fr = std::make_shared<Frame>(*f);
+        cx.frames.push_back(fr);
+        setSlot(*fr, in.varSlot, elems[k]);
+        ModelResult<A> branch;
+        cx.result = &branch;
+        Outcome<A> start;
+        start.owner = out.owner;
+        execTop(instrs, i + 1, fr, std::move(start), cx);
+        cx.result = outer;
+        out.checks.push_back(CheckResult<A>{&choice, cx.alg.impliesB(sel[k], guards[k])});
+        for (auto& o : branch.outcomes) {
+          allCut = allCut && o.cut;
+          for (auto& c : o.checks) {
+            Bool v = c.info->kind == CheckKind::Flag ? cx.alg.andB(sel[k], c.value) : cx.alg.impliesB(sel[k], c.value);
+            out.checks.push_back(CheckResult<A>{c.info, std::move(v)});
+          }
+          for (auto& sh : o.shows) out.shows.push_back(std::move(sh));
+        }
+      }
+      if (elems.empty()) out.checks.push_back(CheckResult<A>{&choice, cx.alg.constB(false)});
+      out.cut = allCut;
+      cx.result->outcomes.push_back(std::move(out));
+    }
   }
 };
 

@@ -115,9 +115,12 @@ std::vector<Token> lexCat(std::string_view text, const std::string& file) {
     }
     t.kind = Tok::Punct;
     if (c == '^') {
-      if (peek(1) == '-' && peek(2) == '1') {
+      // herd lexes `^` and `-1` as two tokens, so blanks may separate them (`r ^ -1`).
+      size_t k = 1;
+      while (peek(k) == ' ' || peek(k) == '\t') ++k;
+      if (peek(k) == '-' && peek(k + 1) == '1') {
         t.text = "^-1";
-        advance(3);
+        advance(k + 2);
         out.push_back(std::move(t));
         continue;
       }

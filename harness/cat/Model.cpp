@@ -4,11 +4,15 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <sstream>
 
+#include "cat/Compiled.hpp"
+#include "cat/HerdLib.hpp"
 #include "cat/Parser.hpp"
 
 namespace ptxmm::cat {
@@ -37,6 +41,13 @@ struct Loader {
   }
 
   std::optional<fs::path> find(const std::string& name, const fs::path& baseDir) const {
+    // herd's prelude and coherence-order files are ptxmm's own (models/stdlib.cat, models/cos.cat), whatever
+    // lies next to the model: co is chosen by the engine, not enumerated by the model a second time.
+    if (name == "stdlib.cat" || name == "cos.cat") {
+      std::error_code ec;
+      fs::path p = libraryDir() / name;
+      if (fs::is_regular_file(p, ec)) return p;
+    }
     std::vector<fs::path> dirs{baseDir};
     for (const auto& d : opts.includeDirs) dirs.push_back(d);
     dirs.push_back(libraryDir());
@@ -78,7 +89,9 @@ struct Loader {
   void resolve(const std::vector<InstrPtr>& instrs, const fs::path& baseDir) {
     for (const auto& ip : instrs) {
       auto in = std::const_pointer_cast<Instr>(ip);
-      if (in->kind == InstrKind::Include) {
+      if (in->kind == InstrKind::Include && builtinLibraryFile(in->name)) {
+        in->included = loadBuiltin(in->name);
+      } else if (in->kind == InstrKind::Include) {
         auto p = find(in->name, baseDir);
         if (!p) throw DiagnosticError(in->loc, "cannot find included file '" + in->name + "'");
         in->included = loadFile(*p, in->loc);
@@ -87,6 +100,16 @@ struct Loader {
       resolve(in->elseBody, baseDir);
       for (const auto& b : in->armBodies) resolve(b, baseDir);
     }
+  }
+
+  // A built-in library file (cat/HerdLib.hpp), parsed once per process.
+  static std::shared_ptr<const ModelFile> loadBuiltin(const std::string& name) {
+    const std::string key = "<builtin>/" + name;
+    std::lock_guard lock(cacheMutex());
+    if (auto it = cache().find(key); it != cache().end()) return it->second;
+    auto mf = std::make_shared<ModelFile>(parseCatFile(*builtinLibraryFile(name), key));
+    cache().emplace(key, mf);
+    return mf;
   }
 
   std::shared_ptr<const ModelFile> prelude(const std::string& mainPath) {
@@ -159,6 +182,52 @@ fs::path findModel(const std::string& arg) {
   throw DiagnosticError(SourceLoc{arg, 0, 0}, msg);
 }
 
+namespace {
+
+std::mutex& noteMutex() {
+  static std::mutex m;
+  return m;
+}
+
+std::function<void(const std::string&)>& noteSink() {
+  static std::function<void(const std::string&)> sink = [](const std::string& note) {
+    std::cerr << "ptxmm: note: " << note << "\n";
+  };
+  return sink;
+}
+
+// The note naming the bound-empty herd names a model uses, once per model file and process.
+void noteBoundEmpty(const Model& m, const fs::path& path) {
+  std::vector<std::string> names;
+  try {
+    names = boundEmptyNames(m);
+  } catch (const DiagnosticError&) {
+    return;  // the model's static errors are reported when it is compiled for use
+  }
+  if (names.empty()) return;
+  static std::set<std::string> noted;
+  std::lock_guard lock(noteMutex());
+  std::error_code ec;
+  if (!noted.insert(fs::weakly_canonical(path, ec).string()).second) return;
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : " ") + n;
+  noteSink()(
+      fmt::format("{}: herd7 built-ins with no PTX counterpart bound to the empty set/relation: {} "
+                  "(see the table \"herd7's cat library\" in models/README.md)",
+                  path.string(), list));
+}
+
+}  // namespace
+
+std::vector<std::string> boundEmptyNames(const Model& model) {
+  return detail::compileModel(model, InterpreterOptions{}).emptyBound;
+}
+
+void setNoteSink(std::function<void(const std::string&)> sink) {
+  std::lock_guard lock(noteMutex());
+  noteSink() = std::move(sink);
+}
+
 Model loadModel(const fs::path& path, const LoadOptions& opts) {
   Loader l{opts, {}};
   Model m;
@@ -167,6 +236,7 @@ Model loadModel(const fs::path& path, const LoadOptions& opts) {
   if (!fs::is_regular_file(path, ec))
     throw DiagnosticError(SourceLoc{path.string(), 0, 0}, "cannot find model file '" + path.string() + "'");
   m.main = l.loadFile(path, SourceLoc{path.string(), 0, 0});
+  noteBoundEmpty(m, path);
   return m;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -44,13 +45,23 @@ struct LoadOptions {
 [[nodiscard]] std::filesystem::path findModel(const std::string& arg);
 
 /// Parses and resolves the model file `path` (includes searched in: the including file's
-/// directory, opts.includeDirs, libraryDir()). Throws DiagnosticError (file:line:col) on bad input,
-/// missing files and include cycles. Parsed files are cached per process by canonical path.
+/// directory, opts.includeDirs, libraryDir()); `stdlib.cat` and `cos.cat` are always the library
+/// directory's, `filters.cat` and `cross.cat` ptxmm's built-in versions (cat/HerdLib.hpp). Throws DiagnosticError
+/// (file:line:col) on bad input, missing files and include cycles. Parsed files are cached per process by canonical
+/// path.
 [[nodiscard]] Model loadModel(const std::filesystem::path& path, const LoadOptions& opts = {});
 
 /// Parses model text (`file` is used for locations and as the base for relative includes).
 [[nodiscard]] Model parseModel(std::string_view text, const std::string& file = "<model>",
                                const LoadOptions& opts = {});
+
+/// The entries of herd7's environment bound to the empty set / relation (cat/HerdLib.hpp: no PTX
+/// counterpart) that the model uses, sorted. loadModel reports them once per model file through the note
+/// sink.
+[[nodiscard]] std::vector<std::string> boundEmptyNames(const Model& model);
+
+/// Where loadModel's notes go (default: "ptxmm: note: ..." lines on standard error); thread-safe.
+void setNoteSink(std::function<void(const std::string&)> sink);
 
 /// Names of the flags the model can raise (`flag ... as NAME`, in the prelude, the model and every file they
 /// include, at any depth of procedures and conditionals).

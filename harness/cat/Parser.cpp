@@ -16,8 +16,10 @@ class Parser {
     ModelFile mf;
     mf.path = file;
     // Header: ID ID | ID "string" | ID | "string" (never a keyword).
+    // herd also accepts "string" ID (e.g. `"Generate co's" withoutco`): the title is the string then.
     if (cur().kind == Tok::String) {
       mf.title = next().text;
+      if (cur().kind == Tok::Ident) next();
     } else if (cur().kind == Tok::Ident) {
       mf.title = next().text;
       if (cur().kind == Tok::String || cur().kind == Tok::Ident) mf.title = next().text;
@@ -384,6 +386,17 @@ class Parser {
     }
     b.pat.loc = cur().loc;
     b.pat.names.push_back(parsePatName());
+    if (isP(",")) {
+      // `let a, b = e`: a tuple pattern without parentheses
+      b.pat.tuple = true;
+      while (isP(",")) {
+        next();
+        b.pat.names.push_back(parsePatName());
+      }
+      expectP("=");
+      b.expr = parseExpr();
+      return b;
+    }
     std::vector<Pattern> params;
     while (!isP("=")) {
       if (isP("(") || cur().kind == Tok::Ident || isP("_")) {
@@ -584,10 +597,28 @@ class Parser {
           in->kind = InstrKind::LetRec;
         }
         in->bindings = parseBindings();
-        if (isKw("when")) fail("'let rec ... when' is not supported");
+        if (isKw("when")) {
+          // `let rec ... when TEST`: TEST must hold of the fixpoint (herd checks it at every iteration and
+          // stops early; for the monotone definitions let rec is meant for, the verdict is the same).
+          if (in->kind != InstrKind::LetRec) fail("'when' is only allowed after 'let rec'");
+          next();
+          in->when = true;
+          parseCheckTest(*in);
+          return in;
+        }
         if (isKw("in")) {
-          // `let ... in e` at instruction level is not an instruction in herd either.
-          fail("unexpected 'in': a top-level let has no body");
+          // `let ... in e` at instruction level: the bindings are local to e, whose value is unused (herd
+          // parses it as an expression evaluated for its errors only).
+          next();
+          auto e = std::make_shared<Expr>();
+          e->kind = in->kind == InstrKind::LetRec ? ExprKind::LetRec : ExprKind::Let;
+          in->kind = InstrKind::Debug;
+          e->loc = in->loc;
+          e->bindings = std::move(in->bindings);
+          in->bindings.clear();
+          e->args.push_back(parseExpr());
+          in->expr = e;
+          return in;
         }
         return in;
       }
@@ -767,25 +798,30 @@ class Parser {
       next();
       in->checkKind = CheckKind::Assert;
     }
+    parseCheckTest(*in);
+    return in;
+  }
+
+  // [~]acyclic|irreflexive|empty e [as name], into in.negated / test / expr / name.
+  void parseCheckTest(Instr& in) {
     if (isP("~")) {
       next();
-      in->negated = true;
+      in.negated = true;
     }
     if (isKw("acyclic"))
-      in->test = CheckTest::Acyclic;
+      in.test = CheckTest::Acyclic;
     else if (isKw("irreflexive"))
-      in->test = CheckTest::Irreflexive;
+      in.test = CheckTest::Irreflexive;
     else if (isKw("empty"))
-      in->test = CheckTest::Empty;
+      in.test = CheckTest::Empty;
     else
       fail("expected 'acyclic', 'irreflexive' or 'empty', found " + describe(cur()));
     next();
-    in->expr = parseExpr();
+    in.expr = parseExpr();
     if (isKw("as")) {
       next();
-      in->name = parseCheckName();
+      in.name = parseCheckName();
     }
-    return in;
   }
 };
 

@@ -7,6 +7,7 @@
 #include <bit>
 
 #include "support/Budget.hpp"
+#include "support/Diagnostic.hpp"
 
 namespace ptxmm::smt {
 
@@ -427,6 +428,80 @@ std::optional<SymRel> SymAlgebra::builtinRel(std::string_view name) const {
   auto it = rels_.find(std::string(name));
   if (it == rels_.end()) return std::nullopt;
   return it->second;
+}
+
+std::vector<size_t> SymAlgebra::setElements(const Set& s) const {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < n_; ++i) {
+    if (s.v[i] == kFalse) continue;
+    if (s.v[i] != kTrue)
+      throw DiagnosticError(SourceLoc{},
+                            "the members of a set that depends on the execution cannot be enumerated "
+                            "by the smt engine (use --engine enum)");
+    out.push_back(i);
+  }
+  return out;
+}
+
+std::vector<std::pair<size_t, size_t>> SymAlgebra::relPairs(const Rel& r) const {
+  std::vector<std::pair<size_t, size_t>> out;
+  for (size_t i = 0; i < n_; ++i)
+    for (size_t j = 0; j < n_; ++j) {
+      Lit l = r.m[i * n_ + j];
+      if (l == kFalse) continue;
+      if (l != kTrue)
+        throw DiagnosticError(SourceLoc{},
+                              "the pairs of a relation that depends on the execution cannot be "
+                              "enumerated by the smt engine (use --engine enum)");
+      out.emplace_back(i, j);
+    }
+  return out;
+}
+
+SymSet SymAlgebra::singletonSet(size_t e) const {
+  SymSet r = emptySet();
+  r.v[e] = kTrue;
+  return r;
+}
+
+SymRel SymAlgebra::singletonRel(size_t a, size_t b) const {
+  SymRel r = emptyRel();
+  if (cooc(a, b)) r.m[a * n_ + b] = kTrue;
+  return r;
+}
+
+std::vector<SymSet> SymAlgebra::classesLoc(const Set& s) {
+  // The classes of the (static) loc relation, each intersected with S; those S cannot meet are left out.
+  auto loc = rels_.find("loc");
+  std::vector<SymSet> out;
+  std::vector<char> done(n_, 0);
+  for (size_t i = 0; i < n_; ++i) {
+    if (done[i] || s.v[i] == kFalse) continue;
+    SymSet cls = emptySet();
+    for (size_t j = 0; j < n_; ++j) {
+      bool same = j == i || (loc != rels_.end() && loc->second.m[i * n_ + j] != kFalse);
+      if (!same || done[j]) continue;
+      done[j] = 1;
+      cls.v[j] = s.v[j];
+    }
+    out.push_back(std::move(cls));
+  }
+  return out;
+}
+
+std::vector<SymBool> SymAlgebra::choiceSelectors(size_t k) {
+  std::vector<SymBool> out;
+  Lit prefix = kTrue;  // b_1 ∧ … ∧ b_{j-1}
+  for (size_t j = 0; j < k; ++j) {
+    if (j + 1 == k) {
+      out.push_back({prefix, -1});
+      break;
+    }
+    Lit b = t_.var(prefix_ + "with_choice");
+    out.push_back({t_.mkAnd(prefix, t_.mkNot(b)), -1});
+    prefix = t_.mkAnd(prefix, b);
+  }
+  return out;
 }
 
 std::optional<bool> SymAlgebra::knownBool(const Bool& b) const {

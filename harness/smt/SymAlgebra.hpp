@@ -192,6 +192,28 @@ class SymAlgebra {
   /// Structural fixpoints are exact after n+1 iterations (closure-like definitions).
   static constexpr bool kBoundedFixpointIsExact = true;
 
+  // ---- elements and choices (herd7's set primitives, `with x from S`) ----------------------------------
+  /// Members of a constant set (throws DiagnosticError if a membership depends on the execution).
+  std::vector<size_t> setElements(const Set& s) const;
+  /// Pairs of a constant relation (throws DiagnosticError if an entry depends on the execution).
+  std::vector<std::pair<size_t, size_t>> relPairs(const Rel& r) const;
+  /// {e}.
+  Set singletonSet(size_t e) const;
+  /// {(a, b)} (empty if a and b never execute together).
+  Rel singletonRel(size_t a, size_t b) const;
+  /// classes-loc(S): S split by the built-in `loc` (the classes of loc that S may meet).
+  std::vector<Set> classesLoc(const Set& s);
+  /// `with` merges its choices into one outcome (cat::HasChoices).
+  static constexpr bool kMergeWithChoices = true;
+  /// k fresh literals of which exactly one holds in every model (chained: c_j = b_1 ∧ … ∧ b_{j-1} ∧ ¬b_j).
+  std::vector<Bool> choiceSelectors(size_t k);
+  /// A constant.
+  Bool constB(bool v) const { return {v ? kTrue : kFalse, -1}; }
+  /// a ∧ b (for positive positions, like the checks they come from).
+  Bool andB(const Bool& a, const Bool& b) { return {t_.mkAnd(a.lit, b.lit), -1}; }
+  /// a → b.
+  Bool impliesB(const Bool& a, const Bool& b) { return {t_.mkImplies(a.lit, b.lit), -1}; }
+
  private:
   // n×n entries all `fill`, after the test's budget is polled and the memory reserved.
   [[nodiscard]] std::vector<Lit> relStorage(Lit fill) const;
@@ -218,6 +240,7 @@ class SymAlgebra {
 };
 
 static_assert(cat::Algebra<SymAlgebra>);
-static_assert(cat::HasKnownBool<SymAlgebra>);
+static_assert(cat::HasKnownBool<SymAlgebra> && cat::HasElements<SymAlgebra> && cat::HasClassesLoc<SymAlgebra> &&
+              cat::HasChoices<SymAlgebra>);
 
 }  // namespace ptxmm::smt
