@@ -50,6 +50,7 @@ BitAlgebra cowwAlgebra(size_t last) {
   a.setRel("int", intr);
   a.setRel("ext", BitMatrix::full(n) - intr);
   a.setRel("rmw", BitMatrix(n));
+  a.setRel("id", BitMatrix::identity(n));
   a.setRel("scta", BitMatrix::full(n));
   const size_t other = last == 2 ? 1 : 2;
   BitMatrix co = relOf(n, {{0, 1}, {0, 2}, {other, last}});
