@@ -5,7 +5,6 @@
 #include <z3++.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -368,7 +367,6 @@ WitnessFiles writeWitnesses(const FenceReport& report, const std::filesystem::pa
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error(fmt::format("cannot create directory {}: {}", dir.string(), ec.message()));
-  static const bool haveDot = std::system("command -v dot >/dev/null 2>&1") == 0;
   for (size_t s = 0; s < report.sites.size(); ++s) {
     for (size_t m = 0; m < report.models.size(); ++m) {
       const auto& sr = report.models[m].sites[s];
@@ -385,10 +383,12 @@ WitnessFiles writeWitnesses(const FenceReport& report, const std::filesystem::pa
         check::writeDot(titled, state, out);
       }
       std::string file = stem + ".dot";
-      if (svg && haveDot) {
-        auto svgPath = dir / (stem + ".svg");
-        std::string cmd = fmt::format("dot -Tsvg '{}' -o '{}' >/dev/null 2>&1", dotPath.string(), svgPath.string());
-        if (std::system(cmd.c_str()) == 0) file = stem + ".svg";
+      if (svg) {
+        std::string error;  // empty when dot is not installed: the .dot file stands in, quietly
+        if (check::renderSvg(dotPath, dir / (stem + ".svg"), error))
+          file = stem + ".svg";
+        else if (!error.empty())
+          files.errors.push_back(error);
       }
       files.entries.push_back({s, m, file});
       if (firstModelOnly) break;

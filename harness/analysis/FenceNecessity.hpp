@@ -143,6 +143,9 @@ struct WitnessFiles {
     std::string file;  ///< file name inside the directory
   };
   std::vector<Entry> entries;  ///< in site, then model order
+  /// Why a picture stayed a .dot file although `dot` is installed: dot failed (its stderr) or timed
+  /// out, one message per picture. A missing dot is not an error.
+  std::vector<std::string> errors;
 
   /// The picture of (site, model), or nullptr.
   [[nodiscard]] const Entry* find(size_t site, size_t model) const;
@@ -151,7 +154,8 @@ struct WitnessFiles {
 /// Writes one witness graph (DIR/<test>-<site>-<model>.dot, plus .svg when `svg` and `dot` is
 /// installed) for every necessary site and model with a witness (with `firstModelOnly`: only for the
 /// first model under which the site is necessary, the picture the Markdown output shows). Throws
-/// std::runtime_error if the directory cannot be created or a file cannot be written.
+/// std::runtime_error if the directory cannot be created or a file cannot be written; a dot that fails
+/// or times out (30 s) leaves the .dot file as the picture and its message in WitnessFiles::errors.
 WitnessFiles writeWitnesses(const FenceReport& report, const std::filesystem::path& dir, bool svg = true,
                             bool firstModelOnly = false);
 

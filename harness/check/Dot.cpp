@@ -3,11 +3,15 @@
 
 #include <fmt/format.h>
 
-#include <cstdlib>
+#include <cctype>
+#include <chrono>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
+
+#include "support/Process.hpp"
 
 namespace ptxmm::check {
 
@@ -93,8 +97,9 @@ int writeDotFiles(const Verdict& v, const std::filesystem::path& dir, bool svg) 
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error(fmt::format("cannot create directory {}: {}", dir.string(), ec.message()));
-  static const bool haveDot = std::system("command -v dot >/dev/null 2>&1") == 0;
   int n = 0;
+  std::string firstError;
+  int failed = 0;
   for (size_t k = 0; k < v.states.size(); ++k) {
     if (!v.states[k].witness) continue;
     auto path = dir / fmt::format("{}-{}.dot", fileSafe(v.testName), k);
@@ -104,14 +109,35 @@ int writeDotFiles(const Verdict& v, const std::filesystem::path& dir, bool svg) 
       writeDot(v, v.states[k], out);
     }
     ++n;
-    if (svg && haveDot) {
+    if (svg) {
       auto svgPath = path;
       svgPath.replace_extension(".svg");
-      std::string cmd = fmt::format("dot -Tsvg '{}' -o '{}' >/dev/null 2>&1", path.string(), svgPath.string());
-      if (std::system(cmd.c_str()) == 0) ++n;
+      std::string error;
+      if (renderSvg(path, svgPath, error))
+        ++n;
+      else if (!error.empty() && failed++ == 0)
+        firstError = error;
     }
   }
+  if (failed == 1) throw std::runtime_error(firstError);
+  if (failed > 1) throw std::runtime_error(fmt::format("{} (and {} more pictures)", firstError, failed - 1));
   return n;
+}
+
+bool renderSvg(const std::filesystem::path& dotFile, const std::filesystem::path& svgFile, std::string& error) {
+  error.clear();
+  // Looked up once: a missing Graphviz is the common case and is not an error.
+  static const std::optional<std::string> dot = findProgram("dot");
+  if (!dot) return false;
+  ProcessOptions o;
+  o.timeout = std::chrono::seconds(30);
+  auto r = runProcess({*dot, "-Tsvg", dotFile.string(), "-o", svgFile.string()}, o);
+  if (r.ok()) return true;
+  r.program = "dot";  // the message names the tool, not where it lives
+  error = fmt::format("{} (rendering {})", r.error(), dotFile.string());
+  std::error_code ec;
+  std::filesystem::remove(svgFile, ec);
+  return false;
 }
 
 }  // namespace ptxmm::check

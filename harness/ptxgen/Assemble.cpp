@@ -1,37 +1,30 @@
 #include "ptxgen/Assemble.hpp"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
-#include <cstdio>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
 
+#include "support/Process.hpp"
+
 namespace ptxmm::ptxgen {
 namespace {
 
 namespace fs = std::filesystem;
+using namespace std::chrono_literals;
 
-/// Run a shell command, capturing stdout+stderr. Returns the exit status.
-int runCapture(const std::string& cmd, std::string& output) {
-  output.clear();
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (p == nullptr) return -1;
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) output.append(buf.data(), n);
-  int status = pclose(p);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+/// ptxas on one stress kernel takes seconds; past this it is hung, not busy.
+constexpr std::chrono::milliseconds kToolTimeout = 300s;
 
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
+/// Runs a CUDA tool; the result's stdout and stderr, or why it did not run properly.
+ProcessResult runTool(const std::vector<std::string>& argv, std::chrono::milliseconds timeout = kToolTimeout) {
+  ProcessOptions o;
+  o.timeout = timeout;
+  return runProcess(argv, o);
 }
 
 std::string tempBase() {
@@ -42,20 +35,12 @@ std::string tempBase() {
 }  // namespace
 
 std::optional<std::string> findCudaTool(const std::string& name) {
+  if (auto onPath = findProgram(name)) return onPath;
   std::vector<std::string> dirs;
-  if (const char* path = std::getenv("PATH")) {
-    std::stringstream ss(path);
-    std::string d;
-    while (std::getline(ss, d, ':'))
-      if (!d.empty()) dirs.push_back(d);
-  }
   if (const char* home = std::getenv("CUDA_HOME")) dirs.push_back(std::string(home) + "/bin");
   dirs.emplace_back("/usr/local/cuda/bin");
-  for (const auto& d : dirs) {
-    fs::path p = fs::path(d) / name;
-    std::error_code ec;
-    if (fs::is_regular_file(p, ec) && access(p.c_str(), X_OK) == 0) return p.string();
-  }
+  for (const auto& d : dirs)
+    if (auto p = findProgram((fs::path(d) / name).string())) return p;
   return std::nullopt;
 }
 
@@ -75,9 +60,14 @@ AssembleResult assemble(const std::string& ptxText, const std::string& arch, boo
     std::ofstream f(ptxPath);
     f << ptxText;
   }
-  r.command = *ptxas + " -arch=" + arch + " -O3 " + quote(ptxPath) + " -o " + quote(out);
-  int status = runCapture(r.command, r.diagnostics);
-  r.ok = status == 0;
+  const std::vector<std::string> argv = {*ptxas, "-arch=" + arch, "-O3", ptxPath, "-o", out};
+  r.command = commandLine(argv);
+  auto run = runTool(argv);
+  r.ok = run.ok();
+  // An ordinary rejection is ptxas's own report (the caller says ptxas rejected the kernel); a ptxas
+  // that could not start, crashed or hung is said so, with whatever it printed.
+  bool abnormal = !run.spawnError.empty() || run.timedOut || run.signal != 0;
+  r.diagnostics = abnormal ? run.error() + "\n" : run.out + run.err;
   std::error_code ec;
   fs::remove(ptxPath, ec);
   if (keepCubin && r.ok)
@@ -88,27 +78,27 @@ AssembleResult assemble(const std::string& ptxText, const std::string& arch, boo
 }
 
 std::optional<std::string> disassemble(const std::string& cubinPath, std::string& error) {
-  std::string out;
-  if (auto tool = findCudaTool("cuobjdump")) {
-    if (runCapture(*tool + " -sass " + quote(cubinPath), out) == 0) return out;
-    error = "cuobjdump failed: " + out;
+  std::vector<std::string> argv;
+  if (auto tool = findCudaTool("cuobjdump"))
+    argv = {*tool, "-sass", cubinPath};
+  else if (auto tool = findCudaTool("nvdisasm"))
+    argv = {*tool, cubinPath};
+  else {
+    error = "neither cuobjdump nor nvdisasm was found (install the CUDA toolkit's binary utilities)";
     return std::nullopt;
   }
-  if (auto tool = findCudaTool("nvdisasm")) {
-    if (runCapture(*tool + " " + quote(cubinPath), out) == 0) return out;
-    error = "nvdisasm failed: " + out;
-    return std::nullopt;
-  }
-  error = "neither cuobjdump nor nvdisasm was found (install the CUDA toolkit's binary utilities)";
+  auto run = runTool(argv);
+  if (run.ok()) return run.out;
+  error = run.error();
   return std::nullopt;
 }
 
 std::string ptxasVersion() {
   auto ptxas = findCudaTool("ptxas");
   if (!ptxas) return "";
-  std::string out;
-  if (runCapture(*ptxas + " --version", out) != 0) return "";
-  std::stringstream ss(out);
+  auto run = runTool({*ptxas, "--version"}, 30s);
+  if (!run.ok()) return "";
+  std::stringstream ss(run.out + run.err);
   std::string line, last;
   while (std::getline(ss, line))
     if (!line.empty() && line.find("release") != std::string::npos) last = line;
