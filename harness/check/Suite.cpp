@@ -41,7 +41,8 @@ struct TestOutcome {
   Status status = Status::Ok;  // of the check (Error also for unreadable files and bad .expect)
   bool internal = false;
   bool done = false;
-  TestRecord record;  // for --junit / --sarif
+  TestRecord record;             // for --junit / --sarif
+  std::optional<Verdict> bless;  // --bless: the decided verdict to write into the .expect file
 };
 
 }  // namespace
@@ -92,6 +93,7 @@ std::optional<Expected> readExpectation(const std::filesystem::path& litmusPath,
   }
   out.flags.insert(e->flags.begin(), e->flags.end());
   out.reason = e->reason;
+  out.src = e->src;
   return out;
 }
 
@@ -103,6 +105,27 @@ std::string expectationMismatch(const Verdict& v, const Expected& e) {
     if (!r.empty()) r += "; ";
     r += fmt::format("expected {} but the model raises {}", joinFlags(e.flags), joinFlags(v.flags));
   }
+  return r;
+}
+
+BlessResult blessExpectation(const std::filesystem::path& litmusPath, const std::string& modelName, const Verdict& v) {
+  BlessResult r;
+  r.expectPath = litmus::expectationPathFor(litmusPath.string());
+  std::error_code ec;
+  std::optional<std::string> text;
+  if (std::filesystem::exists(std::filesystem::symlink_status(r.expectPath, ec)))
+    text = litmus::readExpectationText(r.expectPath);
+  litmus::Expectation::Observation observation = litmus::Expectation::Never;
+  switch (v.observation) {
+    case Observation::Always: observation = litmus::Expectation::Always; break;
+    case Observation::Sometimes: observation = litmus::Expectation::Sometimes; break;
+    case Observation::Never: observation = litmus::Expectation::Never; break;
+  }
+  litmus::Blessed b = litmus::blessExpectations(text, r.expectPath, modelName, observation,
+                                                std::vector<std::string>(v.flags.begin(), v.flags.end()));
+  r.action = b.action;
+  r.was = b.was;
+  if (b.action != litmus::Blessed::Unchanged) litmus::writeExpectationFile(r.expectPath, b.text);
   return r;
 }
 
@@ -171,6 +194,10 @@ std::string summaryLine(const SuiteSummary& s) {
   add(s.unknown, "unknown", "unknown");
   if (!why.empty()) r += " (" + why + ")";
   if (s.unchecked) r += fmt::format(", {} without expectation", s.unchecked);
+  if (s.bless)
+    r += fmt::format(", {} blessed ({} created, {} updated, {} unchanged)",
+                     s.blessCreated + s.blessUpdated + s.blessUnchanged, s.blessCreated, s.blessUpdated,
+                     s.blessUnchanged);
   return r;
 }
 
@@ -184,6 +211,8 @@ std::string summaryJson(const SuiteSummary& s) {
                       {"withoutExpectation", s.unchecked},
                       {"internalErrors", s.internalErrors},
                       {"seconds", s.seconds}};
+  if (s.bless)
+    j["blessed"] = {{"created", s.blessCreated}, {"updated", s.blessUpdated}, {"unchanged", s.blessUnchanged}};
   return nlohmann::json{{"summary", j}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
@@ -298,14 +327,21 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
       }
     }
     try {
+      // A bad .expect is an error even with --bless: the test is not blessed, the file stays as it is.
       auto e = readExpectation(file, modelName, &knownFlags);
-      if (!e) {
+      if (options.bless) {
+        o.bless.emplace();  // only what the .expect line says, not the witnesses
+        o.bless->observation = v.observation;
+        o.bless->flags = v.flags;
+      } else if (!e) {
         o.kind = TestOutcome::Unchecked;
         o.diag += fmt::format("NOEXPECT {}: no expectation for model '{}': verdict {}{} not compared\n", file.string(),
                               modelName, toString(v.observation), v.flags.empty() ? "" : " " + joinFlags(v.flags));
       } else {
         o.record.expectedFlags = e->flags;
         o.record.expectReason = e->reason;
+        if (litmus::isTodoReason(e->reason))
+          o.diag += fmt::format("{}:{}: warning: reason not written yet\n", e->src.file, e->src.line);
         if (std::string m = expectationMismatch(v, *e); !m.empty()) {
           o.kind = TestOutcome::Fail;
           o.diag += fmt::format("FAIL {}: {}\n", file.string(), m);
@@ -364,6 +400,7 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
   });
 
   SuiteSummary sum;
+  sum.bless = options.bless;
   sum.failed = sum.errors = unreadable;  // directories whose tests could not be listed
   std::vector<TestRecord> records;
   for (size_t i = 0; i < files.size(); ++i) {
@@ -382,6 +419,32 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
       o = std::move(results[i]);
     }
     if (options.progress) err << "\r\033[K";
+    // Blessing is done here, in file order, so that no two workers write one file.
+    if (o.bless) {
+      try {
+        BlessResult b = blessExpectation(files[i], modelName, *o.bless);
+        o.record.expectedFlags = o.bless->flags;
+        switch (b.action) {
+          case litmus::Blessed::Created:
+            ++sum.blessCreated;
+            o.diag += fmt::format("BLESS {}: created\n", b.expectPath);
+            break;
+          case litmus::Blessed::Updated:
+            ++sum.blessUpdated;
+            o.diag += fmt::format("BLESS {}: updated (was {})\n", b.expectPath, b.was);
+            break;
+          case litmus::Blessed::Unchanged:
+            ++sum.blessUnchanged;
+            o.diag += fmt::format("BLESS {}: unchanged\n", b.expectPath);
+            break;
+        }
+      } catch (const DiagnosticError& e) {
+        o.kind = TestOutcome::Fail;
+        o.status = Status::Error;
+        o.diag += fmt::format("FAIL {}: {}\n", files[i].string(), e.what());
+        o.record.message = e.what();
+      }
+    }
     out << o.text;
     out.flush();
     err << o.diag;

@@ -13,6 +13,7 @@
 #include "cat/Model.hpp"
 #include "check/Check.hpp"
 #include "check/Verdict.hpp"
+#include "litmus/Expectations.hpp"
 
 namespace ptxmm::check {
 
@@ -28,6 +29,7 @@ struct SuiteOptions {
   std::filesystem::path junitPath;  ///< non-empty: write a JUnit XML report there (check/CiReport.hpp)
   std::filesystem::path sarifPath;  ///< non-empty: write a SARIF 2.1.0 log of the findings there
   std::string toolVersion;          ///< version named in the SARIF log
+  bool bless = false;               ///< write each decided verdict into its `.expect` (blessExpectation)
 };
 
 /// Counts of a suite run. A test whose status is not Ok (see Status) counts as failed, and in the
@@ -42,10 +44,15 @@ struct SuiteSummary {
   int unknown = 0;         ///< subset of failed: status unknown (size caps, refused input)
   int internalErrors = 0;  ///< subset of errors: engine disagreements / internal bugs
   bool noTests = false;    ///< the paths held no test (an error; nothing was run)
+  bool bless = false;      ///< a --bless run: the counts below are part of the summary
+  int blessCreated = 0;    ///< .expect files written where there were none
+  int blessUpdated = 0;    ///< .expect files whose line for the model was changed or added
+  int blessUnchanged = 0;  ///< .expect files whose line already matched the verdict
   double seconds = 0;      ///< wall time
 };
 
-/// The summary line: "N passed, N failed[ (N errors, N timeouts, ...)][, N without expectation]".
+/// The summary line: "N passed, N failed[ (N errors, N timeouts, ...)][, N without expectation]", and in a
+/// --bless run ", N blessed (N created, N updated, N unchanged)".
 [[nodiscard]] std::string summaryLine(const SuiteSummary& s);
 
 /// The summary as one JSON object line for --json: {"summary":{"passed":N,"failed":N,"errors":N,...}}.
@@ -56,6 +63,7 @@ struct Expected {
   Observation observation = Observation::Never;
   std::set<std::string> flags;  ///< without the leading '+'
   std::string reason;
+  SourceLoc src;  ///< the line in the `.expect` file
 };
 
 /// Expectation of the test at `litmusPath` for `modelName` from `<test>.expect` (nullopt if there is
@@ -73,6 +81,19 @@ struct Expected {
 
 /// Why `v` does not meet `e` ("" if it does).
 [[nodiscard]] std::string expectationMismatch(const Verdict& v, const Expected& e);
+
+/// What blessExpectation did to a test's `.expect` file.
+struct BlessResult {
+  std::string expectPath;  ///< the `.expect` file
+  litmus::Blessed::Action action = litmus::Blessed::Unchanged;
+  std::string was;  ///< Updated: the verdict and flags the line had
+};
+
+/// Writes the observation and flags of `v` (a decided verdict) into the `.expect` line of the test at
+/// `litmusPath` for `modelName` (litmus::blessExpectations: a matching line stays byte for byte, a new or
+/// changed one gets a TODO reason), atomically, and only if the text changes. Throws DiagnosticError if the
+/// file cannot be read, parsed or written.
+BlessResult blessExpectation(const std::filesystem::path& litmusPath, const std::string& modelName, const Verdict& v);
 
 /// A directory entry collectTests passed over, and why.
 struct SkippedEntry {

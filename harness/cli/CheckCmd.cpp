@@ -1,5 +1,6 @@
 // ptxmm check: check litmus tests (files or directories) against a cat model with the enum engine,
-// the smt engine or both, compare with the `.expect` files and print herd7-format logs.
+// the smt engine or both, compare with the `.expect` files (or, with --bless, write them) and print
+// herd7-format logs.
 #include <unistd.h>
 
 #include <iostream>
@@ -27,6 +28,7 @@ struct CheckArgs {
   unsigned enumBudgetMs = 20000;
   bool noTime = false;
   bool smtCount = false;
+  bool bless = false;
   std::string junit;
   std::string sarif;
   std::vector<std::string> paths;
@@ -59,6 +61,9 @@ void addCheckCommand(CLI::App& app, int& exitCode) {
                     "(default 20 s)");
   cmd->add_flag("--no-time", args->noTime, "print 'Time NAME 0.00' (reproducible logs)");
   cmd->add_flag("--smt-count", args->smtCount, "smt engine counts executions per state (slower)");
+  cmd->add_flag("--bless", args->bless,
+                "write each decided verdict into the test's .expect line for the model (new or changed lines get a "
+                "TODO reason; tests that error, time out or stay unknown are not written)");
   cmd->add_option("paths", args->paths, "litmus files or directories (searched recursively for *.litmus)")->required();
   cmd->callback([args, &exitCode] {
     check::SuiteOptions opts;
@@ -85,6 +90,7 @@ void addCheckCommand(CLI::App& app, int& exitCode) {
     opts.sarifPath = args->sarif;
     opts.toolVersion = PTXMM_VERSION;
     opts.printTime = !args->noTime;
+    opts.bless = args->bless;
     opts.progress = isatty(STDERR_FILENO) != 0;
     try {
       check::SuiteSummary s = check::runSuite(args->paths, opts, std::cout, std::cerr);

@@ -1,5 +1,14 @@
 #include "litmus/Expectations.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -98,12 +107,16 @@ std::vector<Expectation> parseExpectations(std::string_view text, const std::str
   return out;
 }
 
-std::vector<Expectation> parseExpectationFile(const std::string& path) {
+std::string readExpectationText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw DiagnosticError(SourceLoc{path, 0, 0}, "cannot open expectation file");
   std::ostringstream ss;
   ss << in.rdbuf();
-  return parseExpectations(ss.str(), path);
+  return ss.str();
+}
+
+std::vector<Expectation> parseExpectationFile(const std::string& path) {
+  return parseExpectations(readExpectationText(path), path);
 }
 
 std::string expectationPathFor(const std::string& litmusPath) {
@@ -117,6 +130,105 @@ const Expectation* findExpectation(const std::vector<Expectation>& all, std::str
   for (const auto& e : all)
     if (e.model == model) return &e;
   return nullptr;
+}
+
+bool isTodoReason(std::string_view reason) { return reason.starts_with("TODO:"); }
+
+namespace {
+
+// "Sometimes +data-race": the verdict and flags of a line, as a .expect line writes them.
+std::string verdictText(Expectation::Observation verdict, const std::vector<std::string>& flags) {
+  std::string r(toString(verdict));
+  for (const auto& f : flags) r += " +" + f;
+  return r;
+}
+
+std::vector<std::string> sorted(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+}  // namespace
+
+std::string formatExpectation(const Expectation& e) {
+  return e.model + ": " + verdictText(e.verdict, e.flags) + " | " + e.reason;
+}
+
+Blessed blessExpectations(const std::optional<std::string>& text, const std::string& file, const std::string& model,
+                          Expectation::Observation verdict, const std::vector<std::string>& flags) {
+  Expectation fresh;
+  fresh.model = model;
+  fresh.verdict = verdict;
+  fresh.flags = flags;
+  fresh.reason = std::string(kTodoReason);
+  Blessed out;
+  if (!text) {
+    out.action = Blessed::Created;
+    out.text = formatExpectation(fresh) + "\n";
+    return out;
+  }
+  out.text = *text;
+  std::vector<Expectation> all = parseExpectations(*text, file);
+  const Expectation* old = findExpectation(all, model);
+  if (!old) {
+    // A new line at the end, in the file's own line ending.
+    const std::string nl = text->find("\r\n") != std::string::npos ? "\r\n" : "\n";
+    if (!out.text.empty() && out.text.back() != '\n') out.text += nl;
+    out.text += formatExpectation(fresh) + nl;
+    out.action = Blessed::Updated;
+    out.was = "no line for " + model;
+    return out;
+  }
+  if (old->verdict == verdict && sorted(old->flags) == sorted(flags)) return out;
+  out.action = Blessed::Updated;
+  out.was = verdictText(old->verdict, old->flags);
+  // The old reason is kept so that nothing written by hand is lost (a bare marker adds nothing).
+  fresh.reason += " (was: " + out.was + (old->reason == kTodoReason ? "" : ": " + old->reason) + ")";
+  // Replace the line from its model name to its end (indentation and a CRLF ending stay).
+  size_t begin = 0;
+  for (int line = 1; line < old->src.line; ++line) begin = text->find('\n', begin) + 1;
+  size_t end = text->find('\n', begin);
+  if (end == std::string::npos) end = text->size();
+  if (end > begin && (*text)[end - 1] == '\r') --end;
+  begin += static_cast<size_t>(old->src.col - 1);
+  out.text.replace(begin, end - begin, formatExpectation(fresh));
+  return out;
+}
+
+void writeExpectationFile(const std::string& path, std::string_view text) {
+  namespace fs = std::filesystem;
+  auto fail = [&](const std::string& why) {
+    throw DiagnosticError(SourceLoc{path, 0, 0}, "cannot write the expectation file: " + why);
+  };
+  std::error_code ec;
+  fs::path target = path;
+  if (fs::is_symlink(fs::symlink_status(target, ec))) {
+    target = fs::weakly_canonical(target, ec);
+    if (ec) fail(ec.message());
+  }
+  // A temporary beside the target, so that the rename stays within one file system and is atomic.
+  static std::atomic<unsigned> serial{0};
+  fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  fs::path tmp = dir / ("." + target.filename().string() + ".bless-" + std::to_string(::getpid()) + "-" +
+                        std::to_string(serial++));
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) fail(tmp.string() + ": " + std::strerror(errno));
+  std::string why;
+  struct stat st {};
+  if (::stat(target.c_str(), &st) == 0 && ::fchmod(fd, st.st_mode & 07777) != 0) why = std::strerror(errno);
+  for (size_t done = 0; why.empty() && done < text.size();) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) why = std::strerror(errno);
+    done += n > 0 ? static_cast<size_t>(n) : 0;
+  }
+  if (why.empty() && ::fsync(fd) != 0) why = std::strerror(errno);
+  if (::close(fd) != 0 && why.empty()) why = std::strerror(errno);
+  if (why.empty() && ::rename(tmp.c_str(), target.c_str()) != 0) why = std::strerror(errno);
+  if (!why.empty()) {
+    ::unlink(tmp.c_str());
+    fail(why);
+  }
 }
 
 }  // namespace ptxmm::litmus

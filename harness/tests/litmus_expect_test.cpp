@@ -49,6 +49,39 @@ ptx-cluster-fence:Always|x
   CHECK(expectationPathFor("litmus/base/MP.litmus") == "litmus/base/MP.expect");
 }
 
+TEST_CASE("expectation lines are written back in the format they are read in", "[expect][bless]") {
+  Expectation e;
+  e.model = "ptx";
+  e.verdict = Expectation::Sometimes;
+  e.flags = {"data-race", "cut"};
+  e.reason = "PTX ISA §8.7.1: a | inside the reason";
+  CHECK(formatExpectation(e) == "ptx: Sometimes +data-race +cut | PTX ISA §8.7.1: a | inside the reason");
+  auto back = parseExpectations(formatExpectation(e) + "\n", "t.expect");
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].flags == e.flags);
+  CHECK(back[0].reason == e.reason);
+  CHECK(isTodoReason(kTodoReason));
+  CHECK_FALSE(isTodoReason("PTX ISA §8.8 (TODO: none)"));
+
+  // Flags are a set: another order is the same verdict.
+  std::string text = "ptx: Sometimes +cut +data-race | r\r\n";
+  Blessed same = blessExpectations(text, "t.expect", "ptx", Expectation::Sometimes, {"data-race", "cut"});
+  CHECK(same.action == Blessed::Unchanged);
+  CHECK(same.text == text);
+  // A CRLF file keeps its line endings, on a changed line and on an added one.
+  Blessed changed = blessExpectations(text, "t.expect", "ptx", Expectation::Never, {});
+  CHECK(changed.action == Blessed::Updated);
+  CHECK(changed.was == "Sometimes +cut +data-race");
+  CHECK(changed.text == "ptx: Never | " + std::string(kTodoReason) + " (was: Sometimes +cut +data-race: r)\r\n");
+  Blessed added = blessExpectations(text, "t.expect", "sc", Expectation::Never, {});
+  CHECK(added.text == text + "sc: Never | " + std::string(kTodoReason) + "\r\n");
+  Blessed created = blessExpectations(std::nullopt, "t.expect", "sc", Expectation::Always, {"undefined"});
+  CHECK(created.action == Blessed::Created);
+  CHECK(created.text == "sc: Always +undefined | " + std::string(kTodoReason) + "\n");
+  CHECK_THROWS_AS(blessExpectations(std::string("ptx: Nevr | r\n"), "t.expect", "ptx", Expectation::Never, {}),
+                  DiagnosticError);
+}
+
 TEST_CASE("expectation errors", "[expect]") {
   CHECK_THAT(err("ptx: Never\n"), StartsWith("t.expect:1:11: error: missing reason"));
   CHECK_THAT(err("ptx: Never |   \n"), Contains("empty reason"));
