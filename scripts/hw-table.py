@@ -4,7 +4,9 @@
 Usage: scripts/hw-table.py CAMPAIGN.json MODEL_STATES.jsonl [--root DIR]
 
 MODEL_STATES.jsonl is the output of `ptxmm check --json --engine smt --model models/ptx.cat litmus/`
-(the model's observation of each test's `exists` outcome, matched by Hash). Prints the counts (ran,
+(the model's observation of each test's `exists` outcome, matched by test name and Hash, as mcompare7
+matches logs: herd7's hash leaves out the name and the condition, so two tests of one program share it).
+Prints the counts (ran,
 skipped by reason, errors, forbidden-and-seen) and one table row per test that ran: model observation,
 hardware observation, instances showing the outcome, states seen / allowed, forbidden & seen, allowed
 never seen.
@@ -24,7 +26,7 @@ def main() -> int:
         line = line.strip()
         if line.startswith("{"):
             rec = json.loads(line)
-            model[rec["hash"]] = rec
+            model[(rec["test"], rec["hash"])] = rec
     results = campaign["results"]
     status = collections.Counter(r["status"] for r in results)
     reasons = collections.Counter()
@@ -51,11 +53,11 @@ def main() -> int:
         if r["status"] == "error":
             print(f"* error: {r['test']}: {r.get('reason', '')[:200]}")
     print()
-    allowed_seen = sum(1 for r in ran if model.get(r["hash"], {}).get("observation") != "Never" and r["positive"] > 0)
-    allowed_never = sum(1 for r in ran if model.get(r["hash"], {}).get("observation") != "Never" and r["positive"] == 0)
+    allowed_seen = sum(1 for r in ran if model.get((r["test"], r["hash"]), {}).get("observation") != "Never" and r["positive"] > 0)
+    allowed_never = sum(1 for r in ran if model.get((r["test"], r["hash"]), {}).get("observation") != "Never" and r["positive"] == 0)
     print(f"Tests whose outcome the model allows: {allowed_seen} showed it, {allowed_never} never did; "
           f"tests whose outcome the model forbids that showed it: "
-          f"{sum(1 for r in ran if model.get(r['hash'], {}).get('observation') == 'Never' and r['positive'] > 0)}.")
+          f"{sum(1 for r in ran if model.get((r['test'], r['hash']), {}).get('observation') == 'Never' and r['positive'] > 0)}.")
     print()
     print("| test | model | hardware | outcome seen | instances | states seen / allowed | forbidden & seen | allowed, never seen |")
     print("|---|---|---|---|---|---|---|---|")
@@ -64,7 +66,7 @@ def main() -> int:
         comp = m.get("comparison", [])
         seen = sum(1 for c in comp if c["seen"] > 0)
         allowed = sum(1 for c in comp if c["allowed"])
-        obs = model.get(r["hash"], {}).get("observation", "?")
+        obs = model.get((r["test"], r["hash"]), {}).get("observation", "?")
         name = r["file"].split("litmus/", 1)[-1]
         print(f"| {name} | {obs} | {r['observation']} | {r['positive']:,} | {r['instances']:,} | "
               f"{seen} / {allowed} | {m.get('forbiddenSeen', 0)} | {m.get('allowedNeverSeen', 0)} |")

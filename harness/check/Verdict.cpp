@@ -97,16 +97,32 @@ void finalizeVerdict(Verdict& v) {
     (s.satisfies ? v.positive : v.negative) += s.executions;
     v.flags.insert(s.flags.begin(), s.flags.end());
   }
+  v.undefined = v.flags.count("undefined") > 0;
+  // herdtools7 herd/top_herd.ml, check_cond: exists pos > 0, ~exists pos = 0, forall neg = 0.
   using Q = litmus::Condition::Quant;
   switch (v.quant) {
     case Q::Exists: v.ok = v.positive > 0; break;
     case Q::NotExists: v.ok = v.positive == 0; break;
     case Q::Forall: v.ok = v.negative == 0; break;
   }
-  // herd7 / litmus7: for forall the observed outcome is the violation (cond_true = negative).
-  uint64_t t = v.quant == Q::Forall ? v.negative : v.positive;
-  uint64_t f = v.quant == Q::Forall ? v.positive : v.negative;
-  v.observation = t == 0 ? Observation::Never : f == 0 ? Observation::Always : Observation::Sometimes;
+  // herd/top_herd.ml, the Observation line: from pos and neg alone, for every quantifier.
+  v.observation = v.positive == 0 ? Observation::Never : v.negative == 0 ? Observation::Always : Observation::Sometimes;
+}
+
+const char* kindName(litmus::Condition::Quant q) {
+  switch (q) {
+    case litmus::Condition::Quant::Exists: return "Allowed";
+    case litmus::Condition::Quant::NotExists: return "Forbidden";
+    case litmus::Condition::Quant::Forall: return "Required";
+  }
+  return "?";
+}
+
+const char* validationText(const Verdict& v) { return v.undefined ? "Undef" : v.ok ? "Ok" : "No"; }
+
+std::pair<uint64_t, uint64_t> witnessCounts(const Verdict& v) {
+  if (v.quant == litmus::Condition::Quant::NotExists) return {v.negative, v.positive};
+  return {v.positive, v.negative};
 }
 
 Verdict makeVerdict(const litmus::Test& test, EngineResult result) {
@@ -171,22 +187,30 @@ std::vector<FindingReport> findings(const Verdict& v) {
 
 void printHerdLog(const Verdict& v, std::ostream& os, bool printTime) {
   if (v.status != Status::Ok) return;  // herd7: no log for a test it could not finish
-  bool forall = v.quant == litmus::Condition::Quant::Forall;
-  os << "Test " << v.testName << (forall ? " Required" : " Allowed") << "\n";
+  // herdtools7 herd/top_herd.ml (the end of `run`) prints these lines in this order.
+  os << "Test " << v.testName << " " << kindName(v.quant) << "\n";
   os << "States " << v.states.size() << "\n";
   for (const auto& s : v.states) os << s.key << "\n";
-  os << (v.ok ? "Ok" : "No") << "\n";
+  os << validationText(v) << "\n";
+  auto [wPos, wNeg] = witnessCounts(v);
   os << "Witnesses\n";
-  os << "Positive: " << v.positive << " Negative: " << v.negative << "\n";
-  for (const auto& f : v.flags) os << "Flag " << f << "\n";
-  if (v.noCompleteExecution) os << "No complete execution: every execution deadlocks\n";
+  os << "Positive: " << wPos << " Negative: " << wNeg << "\n";
+  // herd's flags are a Flag.Map ordered by OCaml's compare: Undef (a constant constructor, printed
+  // `*undef*`, lib/flag.ml) before every `Flag name`, those by name.
+  if (v.undefined) os << "Flag *undef*\n";
+  for (const auto& f : v.flags)
+    if (f != "undefined") os << "Flag " << f << "\n";
   os << "Condition " << v.condition << "\n";
-  uint64_t t = forall ? v.negative : v.positive;
-  uint64_t f = forall ? v.positive : v.negative;
-  os << "Observation " << v.testName << " " << toString(v.observation) << " " << t << " " << f << "\n";
+  os << "Observation " << v.testName << " " << toString(v.observation) << " " << v.positive << " " << v.negative
+     << "\n";
   os << "Time " << v.testName << " " << (printTime ? fmt::format("{:.2f}", v.seconds) : std::string("0.00")) << "\n";
   os << "Hash=" << v.hash << "\n";
-  // ptxmm's explanation, after the herd7 block (lines herd's log readers pass over between tests).
+  // ptxmm's own lines, after the herd7 block: herd's log readers (tools/lexLog_tools.mll) skip every
+  // line between a test's Hash line and the next `Test` line.
+  if (v.noCompleteExecution) os << "# No complete execution: every execution deadlocks\n";
+  if (!v.countsAreExecutions)
+    os << "# Positive/Negative and Observation count final states, not executions (smt engine); --engine enum, "
+          "--engine both or --smt-count count executions as herd7 does\n";
   for (const auto& f : findings(v))
     os << "# " << (f.check == f.flag ? f.flag : f.flag + " (" + f.check + ")") << ": " << f.text() << "  [state "
        << f.state << "]\n";
@@ -219,6 +243,8 @@ std::string verdictJson(const Verdict& v, bool withWitnesses) {
     return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
   j["ok"] = v.ok;
+  j["kind"] = kindName(v.quant);
+  j["validation"] = validationText(v);
   j["positive"] = v.positive;
   j["negative"] = v.negative;
   j["countsAreExecutions"] = v.countsAreExecutions;

@@ -63,7 +63,9 @@ struct StateResult {
   std::optional<Witness> witness;  ///< one allowed execution reaching it
 };
 
-/// How often the condition's proposition is observed (herd7 `Observation` line).
+/// How often the condition's proposition holds over the allowed executions (herd7 `Observation` line,
+/// herdtools7 herd/top_herd.ml): Never (no execution satisfies it), Always (every one does), else
+/// Sometimes, whatever the quantifier (for `forall` as for `exists`).
 enum class Observation { Always, Sometimes, Never };
 
 /// Outcome of checking one test. Only Ok carries a verdict: every other status means the test was
@@ -102,16 +104,24 @@ struct EngineResult {
 struct Verdict {
   std::string testName;
   std::string file;
-  std::string hash;    ///< MD5 of the canonical form of the test
+  std::string hash;    ///< herd7's test hash (litmus::testHash)
   std::string model;   ///< model name (file stem)
   std::string engine;  ///< "enum", "smt" or "both"
   litmus::Condition::Quant quant = litmus::Condition::Quant::Exists;
   std::string condition;            ///< "exists (0:r1=1 /\ 1:r2=0)"
   std::vector<StateResult> states;  ///< sorted by key
-  bool ok = false;                  ///< the quantified condition is validated
-  uint64_t positive = 0;            ///< executions (or states) satisfying the proposition
-  uint64_t negative = 0;            ///< executions (or states) not satisfying it
-  bool countsAreExecutions = true;  ///< see EngineResult
+  bool ok = false;  ///< the quantified condition is validated: exists P > 0, ~exists P = 0, forall N = 0
+  /// Some allowed execution fails an undefined_unless check (flag "undefined", herd's Flag.Undef): herd
+  /// prints `Undef` in place of Ok/No and `Flag *undef*`.
+  bool undefined = false;
+  /// Allowed executions (or final states, see countsAreExecutions) satisfying the condition's
+  /// proposition (P, herd's `pos`) and not satisfying it (N, herd's `neg`), whatever the quantifier.
+  /// herd's `Positive:`/`Negative:` line prints them swapped for `~exists` (witnessCounts).
+  uint64_t positive = 0;
+  uint64_t negative = 0;
+  /// true: positive/negative count executions, as herd7 does (enum engine, both, smt with smtCount);
+  /// false: they count final states (smt engine by default), and the log says so in a `#` line.
+  bool countsAreExecutions = true;
   Observation observation = Observation::Never;
   std::set<std::string> flags;  ///< union of the states' flags
   /// Every allowed execution deadlocks (some thread waits forever at a barrier): the test has no
@@ -146,10 +156,25 @@ void finalizeVerdict(Verdict& v);
 /// Parses "Always" / "Sometimes" / "Never".
 [[nodiscard]] std::optional<Observation> parseObservation(const std::string& s);
 
-/// Prints the verdict in herd7's log format (Test/States/Ok|No/Witnesses/Flag/Condition/
-/// Observation/Time/Hash), with `Flag cut` / `Flag deadlock` lines for those flags. A test whose
-/// status is not Ok prints nothing, as herd7 prints no log for a test it could not finish (the
-/// caller reports the status and message on stderr).
+/// herd7's kind of a condition (`Test X <kind>`): exists "Allowed", ~exists "Forbidden", forall
+/// "Required" (herdtools7 lib/constrGen.ml, kind_of/pp_kind).
+[[nodiscard]] const char* kindName(litmus::Condition::Quant q);
+
+/// herd7's validation line: "Undef" when some allowed execution is undefined, else "Ok" / "No".
+[[nodiscard]] const char* validationText(const Verdict& v);
+
+/// herd7's `Positive: a Negative: b` (herd/top_herd.ml, check_wit): (P, N) for exists and forall,
+/// (N, P) for ~exists: the executions that witness the quantified condition come first.
+[[nodiscard]] std::pair<uint64_t, uint64_t> witnessCounts(const Verdict& v);
+
+/// Prints the verdict in herd7's log format, line for line as herd7 7.58 prints it (herd/top_herd.ml):
+/// Test/States/Ok|No|Undef/Witnesses/Positive/Flag/Condition/Observation/Time/Hash, the flags as herd
+/// orders them (`Flag *undef*` first, then ptxmm's flags such as `cut`, `deadlock`, `data-race` by
+/// name). ptxmm's own lines follow the Hash line and start with `#` (herd's log readers skip them):
+/// the undefined_unless and flag findings, "# No complete execution: ...", the note that the counts are
+/// final states, and the axioms that forbid the outcome. herd7 ends each test with an empty line; the
+/// caller prints it (check::Suite). A test whose status is not Ok prints nothing, as herd7 prints no
+/// log for a test it could not finish (the caller reports the status and message on stderr).
 void printHerdLog(const Verdict& v, std::ostream& os, bool printTime = true);
 
 /// One finding of a verdict in the test's own terms: a raised flag (or an undefined_unless check) and

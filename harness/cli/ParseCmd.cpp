@@ -14,7 +14,7 @@ void addParseCommand(CLI::App& app, int& exitCode) {
   auto* cmd = app.add_subcommand(
       "parse",
       "Parse litmus tests (column or block layout, Dat3M or PTX spelling) and print, for each file, its\n"
-      "canonical form followed by `Hash=<md5 of the canonical form>`. Errors are printed to stderr as\n"
+      "canonical form followed by `Hash=<herd7's test hash>` (litmus/README.md). Errors are printed to stderr as\n"
       "`file:line:col: error: ...`; the remaining files are still parsed. Exit code 2 if any file failed.");
   struct Opts {
     std::vector<std::string> files;
@@ -22,7 +22,7 @@ void addParseCommand(CLI::App& app, int& exitCode) {
   };
   auto opts = std::make_shared<Opts>();
   cmd->add_option("files", opts->files, "litmus files (.litmus)")->required();
-  cmd->add_flag("--hash-only", opts->hashOnly, "print only `<file> Hash=<md5>` per file");
+  cmd->add_flag("--hash-only", opts->hashOnly, "print only `<file> Hash=<hash>` per file");
   cmd->callback([opts, &exitCode] {
     bool failed = false;
     for (const auto& f : opts->files) {

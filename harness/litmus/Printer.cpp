@@ -1,6 +1,10 @@
 #include "litmus/Printer.hpp"
 
+#include <algorithm>
+#include <map>
+#include <set>
 #include <string_view>
+#include <vector>
 
 #include "ptx/Ops.hpp"
 #include "support/Hash.hpp"
@@ -180,6 +184,164 @@ std::string printCanonical(const Test& t) {
   return s;
 }
 
-std::string testHash(const Test& t) { return md5Hex(printCanonical(t)); }
+namespace {
+
+// The 16 bytes of an MD5 digest (OCaml's `Digest.string`), from md5Hex's 32 hex digits.
+std::string md5Raw(std::string_view data) {
+  std::string hex = md5Hex(data), raw;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) raw += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  return raw;
+}
+
+// Order of herd's MiscParser.location_compare: registers (thread, then name) before the other
+// locations, those by name (bytes).
+struct HashLoc {
+  int kind = 2;  ///< 0 register, 1 ptxmm's `.clc_pending` (herd's symbolic-register slot), 2 memory location
+  int thread = 0;
+  std::string name;
+  auto operator<=>(const HashLoc&) const = default;
+  [[nodiscard]] std::string text() const { return kind == 0 ? std::to_string(thread) + ":" + name : name; }
+};
+
+bool isDefaultPlacement(const Test& t) {
+  for (size_t i = 0; i < t.threads.size(); ++i) {
+    const Placement& w = t.threads[i].where;
+    if (w.cta != static_cast<int>(i) || w.cluster != static_cast<int>(i) || w.gpu != 0 || w.warp >= 0) return false;
+  }
+  return true;
+}
+
+std::string threadHeader(const Thread& th) {
+  std::string s = th.name + "@cta " + std::to_string(th.where.cta) + ",cluster " + std::to_string(th.where.cluster) +
+                  ",gpu " + std::to_string(th.where.gpu);
+  if (th.where.warp >= 0) s += ",warp " + std::to_string(th.where.warp);
+  return s;
+}
+
+void renameLabels(Operand& o, const std::map<std::string, std::string>& names) {
+  if (o.kind == Operand::Kind::Label) o.name = names.at(o.name);
+  for (auto& e : o.elems) renameLabels(e, names);
+}
+
+void collectLabels(const Operand& o, std::set<std::string>& labels) {
+  if (o.kind == Operand::Kind::Label) labels.insert(o.name);
+  for (const auto& e : o.elems) collectLabels(e, labels);
+}
+
+void observedOf(const Term& t, std::set<HashLoc>& out) {
+  if (t.kind == Term::Kind::Reg) out.insert({0, t.thread, t.reg});
+  if (t.kind == Term::Kind::Loc) out.insert({2, 0, locRef(t.loc)});
+}
+
+void observedOf(const Prop& p, std::set<HashLoc>& out) {
+  if (p.kind == Prop::Kind::Eq || p.kind == Prop::Kind::Ne) {
+    observedOf(p.lhs, out);
+    observedOf(p.rhs, out);
+  }
+  for (const auto& k : p.kids) observedOf(k, out);
+}
+
+// Initial state (herd: digest_init): `loc=v` or `type loc=v`, sorted by location, joined by "; ".
+std::string initText(const Test& t) {
+  std::vector<std::pair<HashLoc, std::string>> init;
+  for (const auto& l : t.locations) {
+    std::string name = l.ownerCta >= 0 ? l.name + "@cta" + std::to_string(l.ownerCta) : l.name;
+    std::string item;
+    if (!l.aliasOf.empty())
+      item = "@" + std::string(ptx::toString(l.aliasProxy)) + " " + name + "=" + l.aliasOf;
+    else if (l.isMbarrier)
+      item = ".mbarrier " + name + "=" + std::to_string(l.mbarCount);
+    else if (l.space == ptx::Space::SharedCta)
+      item = ".shared " + name + "=" + std::to_string(l.init);
+    else
+      item = name + "=" + std::to_string(l.init);
+    init.push_back({{2, 0, name}, item});
+  }
+  if (!t.clcPending.empty()) {
+    std::string v;
+    for (size_t i = 0; i < t.clcPending.size(); ++i) v += (i ? "," : "") + std::to_string(t.clcPending[i]);
+    init.push_back({{1, 0, ".clc_pending"}, ".clc_pending=" + v});
+  }
+  for (const auto& r : t.regInits)
+    init.push_back({{0, r.thread, r.reg},
+                    std::to_string(r.thread) + ":" + r.reg + "=" +
+                        (r.addressOf ? locRef(*r.addressOf) : std::to_string(r.value))});
+  std::stable_sort(init.begin(), init.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string out;
+  for (size_t i = 0; i < init.size(); ++i) out += (i ? "; " : "") + init[i].second;
+  return out;
+}
+
+// Code (herd: digest_code): labels renamed L00, L01, ... in the order of their names; one column per
+// thread (a label is a cell of its own), laid out as herd's Misc.string_of_prog table.
+std::string codeText(const Test& t) {
+  std::set<std::string> labels;
+  for (const auto& th : t.threads)
+    for (const auto& st : th.code) {
+      if (!st.label.empty()) labels.insert(st.label);
+      if (st.instr)
+        for (const auto& o : st.instr->operands) collectLabels(o, labels);
+    }
+  std::map<std::string, std::string> names;
+  for (const auto& l : labels) {
+    std::string n = std::to_string(names.size());
+    names[l] = "L" + std::string(n.size() < 2 ? 2 - n.size() : 0, '0') + n;  // herd: "L%02i"
+  }
+  std::vector<std::vector<std::string>> columns;
+  for (const auto& th : t.threads) {
+    std::vector<std::string> col;
+    for (const auto& st : th.code) {
+      if (!st.label.empty()) col.push_back(names.at(st.label) + ":");
+      if (!st.instr) continue;
+      Instr in = *st.instr;
+      for (auto& o : in.operands) renameLabels(o, names);
+      col.push_back(printInstr(in));
+    }
+    columns.push_back(std::move(col));
+  }
+  std::vector<size_t> width;
+  size_t rows = 0;
+  for (const auto& col : columns) {
+    size_t w = 0;
+    for (const auto& c : col) w = std::max(w, c.size());
+    width.push_back(w);
+    rows = std::max(rows, col.size());
+  }
+  std::string out;
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t c = 0; c < columns.size(); ++c) {
+      std::string cell = r < columns[c].size() ? columns[c][r] : "";
+      out += (c ? "|" : "") + (" " + cell + std::string(width[c] - cell.size(), ' ') + " ");
+    }
+    out += ";\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+HashInput hashInput(const Test& t) {
+  HashInput h;
+  // Meta-data (herd: the info keys MemoryType/MT, as `key=value`; none → no digest). ptxmm's one
+  // key: the thread placement, unless every thread Pn has the placement of a bare `Pn` header.
+  if (!isDefaultPlacement(t)) {
+    std::string v;
+    for (const auto& th : t.threads) v += (v.empty() ? "" : " | ") + threadHeader(th);
+    h.info = "placement=" + v;
+  }
+  h.init = initText(t);
+  h.code = codeText(t);
+  // Observed locations (herd: digest_observed): those of `locations [...]` and of the condition.
+  std::set<HashLoc> observed;
+  for (const auto& term : t.observed) observedOf(term, observed);
+  observedOf(t.condition.prop, observed);
+  for (const auto& l : observed) h.observed += (h.observed.empty() ? "" : "; ") + l.text();
+  return h;
+}
+
+std::string testHash(const Test& t) {
+  HashInput h = hashInput(t);
+  return md5Hex((h.info.empty() ? "" : md5Raw(h.info)) + md5Raw(h.init) + md5Raw(h.code) + md5Raw(h.observed));
+}
 
 }  // namespace ptxmm::litmus

@@ -1,6 +1,6 @@
-// Stable content hashes. herd7 and litmus7 print "Hash=<32 hex digits>" (an MD5 of the test);
-// ptxmm prints the MD5 of a test's canonical form so the model log and the hardware log of the
-// same test carry the same hash.
+// Stable content hashes. herd7 and litmus7 print "Hash=<32 hex digits>", an MD5 of the test
+// (litmus::testHash computes it as herd7 does), so the model log and the hardware log of the same
+// test carry the same hash.
 #pragma once
 
 #include <string>

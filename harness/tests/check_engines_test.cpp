@@ -105,7 +105,8 @@ exists (0:r0 == 1 /\ 1:r0 == 1)
  st.relaxed.gpu x, 2 ;
 forall (x == 2)
 )",
-     check::Observation::Never, 1},
+     // herd7's Observation counts the proposition for forall too (herd/top_herd.ml): it always holds.
+     check::Observation::Always, 1},
 };
 
 }  // namespace

@@ -66,12 +66,20 @@ TEST_CASE("flags, never, forall and not-exists", "[check][log]") {
         std::string::npos);
   CHECK(s.find("Observation SB Never 0 3\n") != std::string::npos);
 
+  // ~exists (herd/top_herd.ml): Forbidden, Ok when no execution satisfies the proposition, the
+  // Positive/Negative line swapped (check_wit), the Observation line not.
   v.quant = litmus::Condition::Quant::NotExists;
   check::finalizeVerdict(v);
   CHECK(v.ok);
   CHECK(v.observation == check::Observation::Never);
+  std::ostringstream ns;
+  check::printHerdLog(v, ns, false);
+  CHECK(ns.str().rfind("Test SB Forbidden\n", 0) == 0);
+  CHECK(ns.str().find("Ok\nWitnesses\nPositive: 3 Negative: 0\n") != std::string::npos);
+  CHECK(ns.str().find("Observation SB Never 0 3\n") != std::string::npos);
 
-  // forall: the observed outcome is the violation (herd7/litmus7 swap).
+  // forall: Required, Ok when every execution satisfies the proposition; the Observation counts the
+  // proposition (pos, neg) as for exists.
   check::Verdict f = sbVerdict();
   f.quant = litmus::Condition::Quant::Forall;
   check::finalizeVerdict(f);
@@ -80,11 +88,30 @@ TEST_CASE("flags, never, forall and not-exists", "[check][log]") {
   for (auto& st : f.states) st.satisfies = true;
   check::finalizeVerdict(f);
   CHECK(f.ok);
-  CHECK(f.observation == check::Observation::Never);
+  CHECK(f.observation == check::Observation::Always);
   std::ostringstream fs;
   check::printHerdLog(f, fs, false);
   CHECK(fs.str().rfind("Test SB Required\n", 0) == 0);
-  CHECK(fs.str().find("Observation SB Never 0 4\n") != std::string::npos);
+  CHECK(fs.str().find("Ok\nWitnesses\nPositive: 4 Negative: 0\n") != std::string::npos);
+  CHECK(fs.str().find("Observation SB Always 4 0\n") != std::string::npos);
+
+  // An undefined execution: Undef in place of Ok/No, `Flag *undef*` before the other flags.
+  check::Verdict u = sbVerdict();
+  u.states[1].flags = {"undefined", "data-race"};
+  check::finalizeVerdict(u);
+  CHECK(u.undefined);
+  std::ostringstream us;
+  check::printHerdLog(u, us, false);
+  CHECK(us.str().find("\nUndef\nWitnesses\nPositive: 1 Negative: 3\nFlag *undef*\nFlag data-race\nCondition ") !=
+        std::string::npos);
+
+  // Counts of final states (smt engine without --smt-count): said in a `#` line after the Hash line.
+  check::Verdict c = sbVerdict();
+  c.countsAreExecutions = false;
+  std::ostringstream cs;
+  check::printHerdLog(c, cs, false);
+  CHECK(cs.str().find("Hash=edd4722437d708675ed921e7607e77f0\n# Positive/Negative and Observation count final "
+                      "states, not executions (smt engine)") != std::string::npos);
 }
 
 TEST_CASE("JSON verdicts", "[check][json]") {

@@ -3,7 +3,10 @@
 //   ptxmm-hw [--iterations N] [--params FILE.json] [--json OUT] [--arch sm_90a|sm_100a]
 //            [--emit-ptx DIR] [--model-states FILE.jsonl] TEST|DIR...
 // --model-states: the JSON lines of `ptxmm check --json` (computed where Z3 is available); a test's
-// allowed states are looked up by its hash and compared with the hardware histogram.
+// allowed states are looked up by its hash and compared with the hardware histogram. The hash (herd7's,
+// litmus::testHash) digests the initial state, the code, the placement and the observed locations,
+// which determine the allowed states; tests that share it (same program, other name or condition)
+// share their allowed states too.
 // Prints the litmus7-style log of every test (report::runCampaign); exit codes as `ptxmm run`.
 #include <filesystem>
 #include <fstream>
