@@ -101,7 +101,8 @@ occurrence) is removed from all threads of the CTA at once, and a cluster barrie
   behaviour appears;
 * **redundant**: neither; an \`error\` cell says why the mutant could not be checked (e.g. timeout);
 * **n/a (original fails)**: the original already reaches its bad outcome under that model, so removing an
-  instruction cannot show that it is needed — the idiom is broken there, not its instructions redundant.
+  instruction cannot show that it is needed — the idiom is broken there, not its instructions redundant;
+  \`ptxmm fences --repair TEST\` gives the cheapest verified edits that fix it.
 
 The picture under a necessary instruction is the witness execution of the bad outcome (or of the
 race) without it, under the first model listed where it is necessary. Models:

@@ -110,10 +110,10 @@ std::vector<SyncSite> findSyncSites(const litmus::Test& test) {
       const auto& in = *code[i].instr;
       StmtRef ref{static_cast<int>(t), i};
       if (isRemovedFence(in.op)) {
-        sites.push_back({"", "remove " + labelOf(ref), MutationKind::Remove, {ref}, in.src});
+        sites.push_back({"", "remove " + labelOf(ref), MutationKind::Remove, {ref}, in.src, {}});
       } else if (isWeakenableMbarrier(in) ||
                  (in.op == OpId::BarrierClusterArrive && in.sem != ptx::Sem::Relaxed && in.sem != ptx::Sem::None)) {
-        sites.push_back({"", "relax " + labelOf(ref), MutationKind::WeakenToRelaxed, {ref}, in.src});
+        sites.push_back({"", "relax " + labelOf(ref), MutationKind::WeakenToRelaxed, {ref}, in.src, {}});
       }
     }
   }
@@ -157,10 +157,20 @@ std::vector<SyncSite> findSyncSites(const litmus::Test& test) {
     std::string what = key.kind == 0
                            ? fmt::format("bar {} #{} of CTA {}", key.id, key.occurrence + 1, key.unit)
                            : fmt::format("barrier.cluster.arrive+wait #{} of cluster {}", key.occurrence + 1, key.unit);
-    sites.push_back(
-        {"", fmt::format("remove {} ({}, l.{})", what, who, first.src.line), MutationKind::Remove, refs, first.src});
+    sites.push_back({"",
+                     fmt::format("remove {} ({}, l.{})", what, who, first.src.line),
+                     MutationKind::Remove,
+                     refs,
+                     first.src,
+                     {}});
   }
-  for (size_t k = 0; k < sites.size(); ++k) sites[k].id = "s" + std::to_string(k + 1);
+  for (size_t k = 0; k < sites.size(); ++k) {
+    sites[k].id = "s" + std::to_string(k + 1);
+    for (const auto& r : sites[k].stmts) {
+      const auto& in = *test.threads[static_cast<size_t>(r.thread)].code[r.stmt].instr;
+      sites[k].instrs.emplace_back(litmus::printInstr(in), in.src.line);
+    }
+  }
   return sites;
 }
 
@@ -380,7 +390,15 @@ WitnessFiles writeWitnesses(const FenceReport& report, const std::filesystem::pa
         if (!out) throw std::runtime_error("cannot write " + dotPath.string());
         check::Verdict titled = sr.mutant;
         titled.testName = report.testName + " without " + report.sites[s].id + " (" + report.models[m].model + ")";
-        check::writeDot(titled, state, out);
+        // The removed (or relaxed) instructions, marked where they were.
+        check::DotOptions marks;
+        const auto& site = report.sites[s];
+        for (size_t k = 0; k < site.stmts.size() && k < site.instrs.size(); ++k)
+          marks.marks.push_back(
+              {site.stmts[k].thread, site.instrs[k].second,
+               fmt::format("{} l.{}: {}", site.kind == MutationKind::Remove ? "removed" : "made .relaxed",
+                           site.instrs[k].second, site.instrs[k].first)});
+        check::writeDot(titled, state, out, marks);
       }
       std::string file = stem + ".dot";
       if (svg) {

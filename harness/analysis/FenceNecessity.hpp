@@ -49,8 +49,9 @@ struct SyncSite {
   std::string id;     ///< short stable identifier for file names ("s3")
   std::string label;  ///< human-readable: "P0 l.12 fence.proxy.async.shared::cta"
   MutationKind kind = MutationKind::Remove;
-  std::vector<StmtRef> stmts;  ///< the instructions (at least one)
-  SourceLoc src;               ///< location of the first instruction
+  std::vector<StmtRef> stmts;                       ///< the instructions (at least one)
+  SourceLoc src;                                    ///< location of the first instruction
+  std::vector<std::pair<std::string, int>> instrs;  ///< each instruction printed, with its line (as stmts)
 };
 
 /// Finds the synchronisation sites of a test, in thread and program order (see the file comment).

@@ -90,6 +90,7 @@ int runFences(const FencesArgs& a, std::ostream& out) {
     if (!a.dotDir.empty()) {
       try {
         files = analysis::writeWitnesses(rep, a.dotDir, /*svg=*/true, /*firstModelOnly=*/a.markdown);
+        for (const auto& e : files.errors) std::cerr << "ptxmm fences: warning: " << e << "\n";
       } catch (const std::runtime_error& e) {
         std::cerr << "ptxmm fences: error: " << e.what() << "\n";
         return kUserError;
