@@ -605,35 +605,11 @@ std::string toString(EditClass c) {
   return "?";
 }
 
-std::vector<std::string> applyTextEdits(const std::vector<std::string>& base, const std::vector<TextEdit>& edits) {
-  std::map<int, std::vector<const TextEdit*>> inserts;
-  std::map<int, const TextEdit*> replaces;
-  for (const auto& e : edits) {
-    if (e.replace)
-      replaces[e.line] = &e;
-    else
-      inserts[e.line].push_back(&e);
-  }
-  std::vector<std::string> out;
-  auto emitInserts = [&](int after) {
-    if (auto it = inserts.find(after); it != inserts.end())
-      for (const auto* e : it->second) out.insert(out.end(), e->lines.begin(), e->lines.end());
-  };
-  emitInserts(0);
-  for (size_t i = 0; i < base.size(); ++i) {
-    int line = static_cast<int>(i) + 1;
-    if (auto it = replaces.find(line); it != replaces.end())
-      out.insert(out.end(), it->second->lines.begin(), it->second->lines.end());
-    else
-      out.push_back(base[i]);
-    emitInserts(line);
-  }
-  return out;
-}
+namespace {
 
-std::string unifiedDiff(const std::vector<std::string>& base, const std::vector<TextEdit>& edits,
-                        const std::string& fromName, const std::string& toName) {
-  // The edit script: (' ' | '-' | '+', text), in order.
+/// The edit script of `edits` on `base`: (' ' kept | '-' removed | '+' added, text), in order.
+std::vector<std::pair<char, std::string>> editScript(const std::vector<std::string>& base,
+                                                     const std::vector<TextEdit>& edits) {
   std::map<int, std::vector<const TextEdit*>> inserts;
   std::map<int, const TextEdit*> replaces;
   for (const auto& e : edits) {
@@ -659,6 +635,21 @@ std::string unifiedDiff(const std::vector<std::string>& base, const std::vector<
     }
     emitInserts(line);
   }
+  return script;
+}
+
+}  // namespace
+
+std::vector<std::string> applyTextEdits(const std::vector<std::string>& base, const std::vector<TextEdit>& edits) {
+  std::vector<std::string> out;
+  for (auto& [op, text] : editScript(base, edits))
+    if (op != '-') out.push_back(std::move(text));
+  return out;
+}
+
+std::string unifiedDiff(const std::vector<std::string>& base, const std::vector<TextEdit>& edits,
+                        const std::string& fromName, const std::string& toName) {
+  const std::vector<std::pair<char, std::string>> script = editScript(base, edits);
   // Hunks: changed entries with 3 entries of context, merged when they overlap.
   constexpr size_t kContext = 3;
   std::string out = fmt::format("--- {}\n+++ {}\n", fromName, toName);

@@ -56,17 +56,23 @@ check::CheckOptions checkOptions(const FencesArgs& a) {
   return c;
 }
 
-int runFences(const FencesArgs& a, std::ostream& out) {
-  std::vector<analysis::NamedModel> models;
+/// The models given (default: ptx and every shipped variant); false after printing why they cannot be loaded.
+bool loadModels(const FencesArgs& a, std::vector<analysis::NamedModel>& models) {
   try {
     std::vector<std::filesystem::path> modelPaths;
     for (const auto& m : a.models) modelPaths.push_back(cat::findModel(m));
     if (modelPaths.empty()) modelPaths = analysis::defaultModelPaths(cat::findModel("ptx").parent_path());
     models = analysis::loadModels(modelPaths);
+    return true;
   } catch (const DiagnosticError& e) {
     std::cerr << "ptxmm fences: " << e.what() << "\n";
-    return kUserError;
+    return false;
   }
+}
+
+int runFences(const FencesArgs& a, std::ostream& out) {
+  std::vector<analysis::NamedModel> models;
+  if (!loadModels(a, models)) return kUserError;
   analysis::FenceOptions fo;
   fo.check = checkOptions(a);
   fo.jobs = a.jobs;
@@ -116,15 +122,7 @@ std::filesystem::path repairFile(const std::string& dir, const std::string& test
 
 int runRepair(const FencesArgs& a, std::ostream& out) {
   std::vector<analysis::NamedModel> models;
-  try {
-    std::vector<std::filesystem::path> modelPaths;
-    for (const auto& m : a.models) modelPaths.push_back(cat::findModel(m));
-    if (modelPaths.empty()) modelPaths = analysis::defaultModelPaths(cat::findModel("ptx").parent_path());
-    models = analysis::loadModels(modelPaths);
-  } catch (const DiagnosticError& e) {
-    std::cerr << "ptxmm fences: " << e.what() << "\n";
-    return kUserError;
-  }
+  if (!loadModels(a, models)) return kUserError;
   analysis::RepairOptions ro;
   ro.check = checkOptions(a);
   ro.jobs = a.jobs;
