@@ -261,7 +261,7 @@ class Interpreter {
     int depth = 0;              ///< function call depth
   };
 
-  static constexpr int kMaxCallDepth = 1000;  ///< bound on nested function calls (no stack overflow)
+  static constexpr int kMaxCallDepth = 400;  ///< bound on nested function calls (no stack overflow, also under ASan)
 
   FramePtr newFrame(int nslots, FramePtr parent, Ctx& cx) const {
     auto fr = std::make_shared<Frame>();

@@ -278,7 +278,7 @@ TEST_CASE("evaluation errors carry file:line:col", "[cat][interp]") {
   CHECK(runError("T\nlet po-loc2 = po\nacyclic po-lco2") ==
         "m.cat:3:9: error: unknown name 'po-lco2' (did you mean 'po-loc2'?)");
   CHECK(runError("T\nlet rec f x = f x\nacyclic f(po)") ==
-        "m.cat:2:15: error: recursion deeper than 1000 calls (non-terminating function?)");
+        "m.cat:2:15: error: recursion deeper than 400 calls (non-terminating function?)");
   CHECK(runError("T\nlet s = [po]\nempty s") ==
         "m.cat:2:10: error: '[...]' expects an event set, got a relation (relation used where a set is expected)");
   CHECK(
