@@ -56,6 +56,16 @@ check::CheckOptions checkOptions(const FencesArgs& a) {
   return c;
 }
 
+/// The test at `path`, or its diagnostics printed to stderr (then the result is not ok()).
+litmus::ParseResult parseOrReport(const std::filesystem::path& path) {
+  auto parsed = litmus::tryParseFile(path.string());
+  if (!parsed.ok()) {
+    for (const auto& d : parsed.diagnostics) std::cerr << d.str() << "\n";
+    if (parsed.diagnostics.empty()) std::cerr << path.string() << ": error: cannot parse\n";
+  }
+  return parsed;
+}
+
 /// The models given (default: ptx and every shipped variant); false after printing why they cannot be loaded.
 bool loadModels(const FencesArgs& a, std::vector<analysis::NamedModel>& models) {
   try {
@@ -79,10 +89,8 @@ int runFences(const FencesArgs& a, std::ostream& out) {
   int rc = kOk;
   z3::context ctx;
   for (const auto& path : check::collectTests(a.paths)) {
-    auto parsed = litmus::tryParseFile(path.string());
+    auto parsed = parseOrReport(path);
     if (!parsed.ok()) {
-      for (const auto& d : parsed.diagnostics) std::cerr << d.str() << "\n";
-      if (parsed.diagnostics.empty()) std::cerr << path.string() << ": error: cannot parse\n";
       rc = kUserError;
       continue;
     }
@@ -140,10 +148,8 @@ int runRepair(const FencesArgs& a, std::ostream& out) {
   int rc = kOk;
   bool first = true;
   for (const auto& path : check::collectTests(a.paths)) {
-    auto parsed = litmus::tryParseFile(path.string());
+    auto parsed = parseOrReport(path);
     if (!parsed.ok()) {
-      for (const auto& d : parsed.diagnostics) std::cerr << d.str() << "\n";
-      if (parsed.diagnostics.empty()) std::cerr << path.string() << ": error: cannot parse\n";
       rc = kUserError;
       continue;
     }
