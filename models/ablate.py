@@ -52,7 +52,7 @@ abl = {
  'clc-implicit-fence': lambda s: sub(s,'with (CLC & MB_COMPLETE_TX)','with {}'),
  'pf-cluster-locality': lambda s: sub(s,'try variant-pf-locality with scluster','try variant-pf-locality with scta'),
  'pf-state-space': lambda s: sub(s,'let pf-covers-explicit = pf-proxy & pf-space & pf-locality','let pf-covers-explicit = pf-proxy & pf-locality'),
- 'proxy-synonym': lambda s: sub(s,'let same-address = vloc | proxy-synonym','let same-address = vloc'),
+ 'proxy-synonym': lambda s: sub(s,'let same-address = vsyn','let same-address = vloc'),
  'partial-coherence': lambda s: sub(s,'let coherence = (co & (ms | cause | (IW * W)))+','let coherence = co'),
  'data-race-flag': lambda s: rm_line(s,'flag ~empty data-race as data-race'),
  'async-read-before-completion': lambda s: rm_line(s,'undefined_unless empty async-read-before-completion'),
@@ -68,7 +68,7 @@ def run(path, engine=ENGINE):
         if not l.startswith('{'): continue
         try: j=json.loads(l)
         except Exception: continue
-        if j.get('status')!='done': continue
+        if j.get('status')!='ok': continue
         res[j['file']]=(j['observation'], tuple(sorted(j.get('flags',[]))))
     return res
 which = sys.argv[1:] or list(abl)

@@ -64,6 +64,10 @@ struct VirtualAddress {
   std::string name;
   int loc = -1;
   ptx::Proxy proxy = ptx::Proxy::Generic;  ///< proxy through which this name accesses memory
+  /// The virtual address this name is a proxy synonym of (`s @ surface aliases x`: x's), itself for a
+  /// declared name or a generic alias. Accesses through two names with one synonym base are at the same
+  /// address (PTX ISA §8.2.1, ISCA'22 virtual synonyms); otherwise the names are aliases (§8.2.2).
+  int synonymOf = -1;
 };
 
 /// A thread of the program. Real threads come first, in litmus order; then one pseudo-thread per

@@ -270,6 +270,7 @@ class Lowerer {
       VirtualAddress va;
       va.name = l.name;
       va.loc = id;
+      va.synonymOf = static_cast<int>(prog_.vaddrs.size());
       vaddrIndex_[{d.name, d.space == Space::Global ? -1 : cta}] = static_cast<int>(prog_.vaddrs.size());
       prog_.vaddrs.push_back(va);
     };
@@ -294,6 +295,16 @@ class Lowerer {
         vaddrIndex_[{d.name, key.second}] = static_cast<int>(prog_.vaddrs.size());
         prog_.vaddrs.push_back(va);
       }
+    }
+    // Synonym bases: a surface/texture/constant name is a synonym of the name it aliases, followed
+    // through further non-generic names; a generic name (declared or generic alias) is its own base.
+    for (const auto& d : test_.locations) {
+      if (d.aliasOf.empty()) continue;
+      const litmus::LocationDecl* base = &d;
+      while (!base->aliasDirect.empty() && base->aliasProxy != Proxy::Generic) base = decls_.at(base->aliasDirect);
+      for (const auto& [key, va] : vaddrIndex_)
+        if (key.first == d.name)
+          prog_.vaddrs[static_cast<size_t>(va)].synonymOf = vaddrIndex_.at({base->name, key.second});
     }
     // mbarrier.init on undeclared-mbarrier locations, try_cancel responses, the hidden queue.
     for (size_t t = 0; t < test_.threads.size(); ++t) {
@@ -326,6 +337,7 @@ class Lowerer {
             VirtualAddress va;
             va.name = q.name;
             va.loc = clcQueue_;
+            va.synonymOf = static_cast<int>(prog_.vaddrs.size());
             prog_.vaddrs.push_back(va);
           }
           if (!in.operands.empty())

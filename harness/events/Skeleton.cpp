@@ -22,6 +22,11 @@ bool scopeContains(ptx::Scope s, const litmus::Placement& a, const litmus::Place
   return false;
 }
 
+/// The virtual address whose proxy synonym event e accesses through (its own vaddr for a generic name).
+int synonymBase(const EventProgram& program, const Event& e) {
+  return program.vaddrs[static_cast<size_t>(e.vloc)].synonymOf;
+}
+
 /// Strong with a scope: strong accesses (relaxed/acquire/release/acq_rel/sc/volatile/mmio) and fences with a scope.
 bool strongScoped(const Event& e) {
   if (e.scope == ptx::Scope::None || e.isInit) return false;
@@ -33,9 +38,9 @@ bool strongScoped(const Event& e) {
 
 const std::vector<std::string>& skeletonRelationNames() {
   static const std::vector<std::string> names = {
-      "po",        "addr",  "data", "ctrl",           "rmw",        "bar-sync", "cluster-sync",
-      "exit-sync", "issue", "aso",  "async-complete", "same-async", "loc",      "vloc",
-      "int",       "ext",   "id",   "scta",           "scluster",   "sgpu",     "sr"};
+      "po",    "addr", "data",           "ctrl",       "rmw",  "bar-sync", "cluster-sync", "exit-sync",
+      "issue", "aso",  "async-complete", "same-async", "loc",  "vloc",     "vsyn",         "int",
+      "ext",   "id",   "scta",           "scluster",   "sgpu", "sr"};
   return names;
 }
 
@@ -102,6 +107,7 @@ void materialise(Skeleton& sk) {
   // Derived relations.
   BitMatrix& loc = sk.relations.at("loc");
   BitMatrix& vloc = sk.relations.at("vloc");
+  BitMatrix& vsyn = sk.relations.at("vsyn");
   BitMatrix& intR = sk.relations.at("int");
   BitMatrix& ext = sk.relations.at("ext");
   BitMatrix& id = sk.relations.at("id");
@@ -119,6 +125,7 @@ void materialise(Skeleton& sk) {
       if (i == j) id.set(i, j);
       if (a.loc >= 0 && a.loc == b.loc) loc.set(i, j);
       if (a.vloc >= 0 && a.vloc == b.vloc) vloc.set(i, j);
+      if (a.vloc >= 0 && b.vloc >= 0 && synonymBase(program, a) == synonymBase(program, b)) vsyn.set(i, j);
       bool sameThread = i == j || (pa && pb && a.thread == b.thread);
       if (sameThread)
         intR.set(i, j);

@@ -115,7 +115,10 @@ struct LocationDecl {
   int ownerCta = -1;  ///< shared: -1 = one copy per CTA of the test; else the owning CTA
   /// Virtual alias: `y @ generic aliases x` (aliasProxy Generic, aliasOf "x"): y is a distinct virtual
   /// address of x's physical location; `s @ surface aliases x`: s names x through the surface proxy.
+  /// aliasOf is resolved to the declared (physical) location; aliasDirect keeps the name as written
+  /// (`sy @ surface aliases y`: aliasOf "x", aliasDirect "y"), which decides proxy synonyms (§8.2.1).
   std::string aliasOf;
+  std::string aliasDirect;
   ptx::Proxy aliasProxy = ptx::Proxy::Generic;
   bool isMbarrier = false;  ///< `.mbarrier bar = N`: shared mbarrier, initialised (phase 0, N arrivals)
   int mbarCount = 0;

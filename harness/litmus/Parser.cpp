@@ -282,6 +282,7 @@ class Parser {
     // Alias targets: resolved to the physical location (an alias of an alias names the same one).
     for (auto& l : test_.locations) {
       if (l.aliasOf.empty()) continue;
+      l.aliasDirect = l.aliasOf;
       std::string root = l.aliasOf;
       for (size_t hops = 0;; ++hops) {
         const LocationDecl* target = findLoc(root);

@@ -142,7 +142,7 @@ std::string printCanonical(const Test& t) {
   for (const auto& l : t.locations) {
     s += "  ";
     if (!l.aliasOf.empty()) {
-      s += l.name + " @ " + std::string(ptx::toString(l.aliasProxy)) + " aliases " + l.aliasOf + ";\n";
+      s += l.name + " @ " + std::string(ptx::toString(l.aliasProxy)) + " aliases " + l.aliasDirect + ";\n";
       continue;
     }
     std::string name = l.ownerCta >= 0 ? l.name + "@cta" + std::to_string(l.ownerCta) : l.name;
@@ -248,7 +248,7 @@ std::string initText(const Test& t) {
     std::string name = l.ownerCta >= 0 ? l.name + "@cta" + std::to_string(l.ownerCta) : l.name;
     std::string item;
     if (!l.aliasOf.empty())
-      item = "@" + std::string(ptx::toString(l.aliasProxy)) + " " + name + "=" + l.aliasOf;
+      item = "@" + std::string(ptx::toString(l.aliasProxy)) + " " + name + "=" + l.aliasDirect;
     else if (l.isMbarrier)
       item = ".mbarrier " + name + "=" + std::to_string(l.mbarCount);
     else if (l.space == ptx::Space::SharedCta)

@@ -272,6 +272,34 @@ exists (0:r0 == 0)
   CHECK(p.vaddrs[r.vloc].name == "y");
 }
 
+TEST_CASE("proxy synonyms keep the virtual address they are a synonym of", "[events][lower][alias]") {
+  // sx, sx2: synonyms of x; sy: a synonym of y, itself a generic alias (another virtual address) of x.
+  auto l = lowerText(R"(PTX synonyms
+{ x = 0; y @ generic aliases x; sx @ surface aliases x; sx2 @ texture aliases x; sy @ surface aliases y; }
+P0@cta 0,gpu 0:
+    sust.weak sx, 1;
+    tld.weak r0, sx2;
+    suld.weak r1, sy;
+    ld.weak r2, [y];
+exists (0:r0 == 0)
+)");
+  auto& p = l->prog;
+  REQUIRE(p.vaddrs.size() == 5);
+  auto base = [&](EventId e) { return p.vaddrs[static_cast<size_t>(p.events[e].vloc)].synonymOf; };
+  auto t0 = eventsOf(p, 0);
+  REQUIRE(t0.size() == 4);
+  const int x = base(p.initWrites[0]);
+  CHECK(p.vaddrs[static_cast<size_t>(x)].name == "x");
+  CHECK(base(t0[0]) == x);  // sx
+  CHECK(base(t0[1]) == x);  // sx2
+  CHECK(base(t0[2]) != x);  // sy: y's address
+  CHECK(base(t0[2]) == base(t0[3]));
+  CHECK(p.vaddrs[static_cast<size_t>(base(t0[2]))].name == "y");
+  // The canonical form keeps the name a synonym was declared of.
+  CHECK(l->test.locations[4].aliasDirect == "y");
+  CHECK(l->test.locations[4].aliasOf == "x");
+}
+
 TEST_CASE("per-CTA shared copies and DSMEM", "[events][lower][shared]") {
   auto l = lowerText(R"(PTX dsmem
 { .shared s = 0; .shared t@cta1 = 3; }
