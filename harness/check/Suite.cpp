@@ -41,8 +41,9 @@ struct TestOutcome {
   Status status = Status::Ok;  // of the check (Error also for unreadable files and bad .expect)
   bool internal = false;
   bool done = false;
-  TestRecord record;             // for --junit / --sarif
-  std::optional<Verdict> bless;  // --bless: the decided verdict to write into the .expect file
+  TestRecord record;                   // for --junit / --sarif
+  std::optional<Verdict> bless;        // --bless: the decided verdict to write into the .expect file
+  std::optional<LivenessReport> live;  // decided tests: whether they may hang
 };
 
 }  // namespace
@@ -194,6 +195,7 @@ std::string summaryLine(const SuiteSummary& s) {
   add(s.unknown, "unknown", "unknown");
   if (!why.empty()) r += " (" + why + ")";
   if (s.unchecked) r += fmt::format(", {} without expectation", s.unchecked);
+  if (s.hangs) r += fmt::format(", {} may hang ({} deadlock, {} livelock)", s.hangs, s.deadlocks, s.livelocks);
   if (s.bless)
     r += fmt::format(", {} blessed ({} created, {} updated, {} unchanged)",
                      s.blessCreated + s.blessUpdated + s.blessUnchanged, s.blessCreated, s.blessUpdated,
@@ -210,6 +212,9 @@ std::string summaryJson(const SuiteSummary& s) {
                       {"unknown", s.unknown},
                       {"withoutExpectation", s.unchecked},
                       {"internalErrors", s.internalErrors},
+                      {"hangs", s.hangs},
+                      {"deadlocks", s.deadlocks},
+                      {"livelocks", s.livelocks},
                       {"seconds", s.seconds}};
   if (s.bless)
     j["blessed"] = {{"created", s.blessCreated}, {"updated", s.blessUpdated}, {"unchanged", s.blessUnchanged}};
@@ -297,7 +302,7 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
     if (options.json)
       text << verdictJson(v) << "\n";
     else {
-      printHerdLog(v, text, options.printTime);
+      printHerdLog(v, text, options.printTime, options.liveness);
       text << "\n";
     }
     o.text = text.str();
@@ -319,6 +324,7 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
       return o;
     }
     if (!v.note.empty()) o.diag += fmt::format("NOTE {}: {}\n", file.string(), v.note);
+    o.live = liveness(v);
     if (!options.dotDir.empty()) {
       try {
         writeDotFiles(v, options.dotDir);
@@ -347,6 +353,15 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
           o.diag += fmt::format("FAIL {}: {}\n", file.string(), m);
           o.record.message = m;
         }
+      }
+      // --liveness: a hang the expectation does not name fails the test.
+      const bool named =
+          e && ((!o.live->deadlock || e->flags.count("deadlock")) && (!o.live->livelock || e->flags.count("livelock")));
+      if (options.liveness && !options.bless && o.live->verdict == "hangs" && !named) {
+        o.kind = TestOutcome::Fail;
+        const std::string m = "may hang: " + livenessLine(*o.live);
+        o.diag += fmt::format("FAIL {}: {}\n", file.string(), m);
+        if (o.record.message.empty()) o.record.message = m;
       }
     } catch (const DiagnosticError& e) {
       o.kind = TestOutcome::Fail;
@@ -461,6 +476,11 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
       case Status::Unknown: ++sum.unknown; break;
     }
     sum.internalErrors += o.internal;
+    if (o.live && o.live->verdict == "hangs") {
+      ++sum.hangs;
+      sum.deadlocks += o.live->deadlock;
+      sum.livelocks += o.live->livelock;
+    }
     o.record.status = o.status;
     o.record.outcome = o.kind == TestOutcome::Pass   ? TestRecord::Pass
                        : o.kind == TestOutcome::Fail ? TestRecord::Fail

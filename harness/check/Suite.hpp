@@ -30,6 +30,9 @@ struct SuiteOptions {
   std::filesystem::path sarifPath;  ///< non-empty: write a SARIF 2.1.0 log of the findings there
   std::string toolVersion;          ///< version named in the SARIF log
   bool bless = false;               ///< write each decided verdict into its `.expect` (blessExpectation)
+  /// --liveness: print every test's "# Liveness:" line; a test that may hang fails unless its
+  /// expectation names the hang (+deadlock / +livelock).
+  bool liveness = false;
 };
 
 /// Counts of a suite run. A test whose status is not Ok (see Status) counts as failed, and in the
@@ -48,11 +51,15 @@ struct SuiteSummary {
   int blessCreated = 0;    ///< .expect files written where there were none
   int blessUpdated = 0;    ///< .expect files whose line for the model was changed or added
   int blessUnchanged = 0;  ///< .expect files whose line already matched the verdict
+  int hangs = 0;           ///< decided tests in which some execution deadlocks or spins forever
+  int deadlocks = 0;       ///< of those, tests with a deadlock
+  int livelocks = 0;       ///< of those, tests with a livelock
   double seconds = 0;      ///< wall time
 };
 
-/// The summary line: "N passed, N failed[ (N errors, N timeouts, ...)][, N without expectation]", and in a
-/// --bless run ", N blessed (N created, N updated, N unchanged)".
+/// The summary line: "N passed, N failed[ (N errors, N timeouts, ...)][, N without expectation]
+/// [, N may hang (N deadlock, N livelock)]", and in a --bless run ", N blessed (N created, N updated, N
+/// unchanged)".
 [[nodiscard]] std::string summaryLine(const SuiteSummary& s);
 
 /// The summary as one JSON object line for --json: {"summary":{"passed":N,"failed":N,"errors":N,...}}.

@@ -138,7 +138,9 @@ Verdict makeVerdict(const litmus::Test& test, EngineResult result) {
   v.message = std::move(result.message);
   // The engines mark executions in which no thread blocks with the internal flag "completes".
   bool complete = false;
-  for (auto& s : v.states) complete = (s.flags.erase("completes") > 0 || s.flags.count("deadlock") == 0) || complete;
+  for (auto& s : v.states)
+    complete =
+        (s.flags.erase("completes") > 0 || (!s.flags.count("deadlock") && !s.flags.count("livelock"))) || complete;
   v.noCompleteExecution = !v.states.empty() && !complete;
   finalizeVerdict(v);
   return v;
@@ -148,24 +150,39 @@ std::string FindingReport::text() const {
   auto one = [](const WitnessEvent& e) {
     return e.instr.empty() ? e.label : fmt::format("P{} l.{} `{}`", e.srcThread, e.line, e.instr);
   };
-  std::string out;
-  for (size_t g = 0; g < groups.size() && g < 3; ++g) {
+  // Events of different loop iterations print alike: each text once.
+  std::vector<std::string> items;
+  for (const auto& group : groups) {
     std::string item;
-    for (size_t k = 0; k < groups[g].size(); ++k) item += (k ? " and " : "") + one(groups[g][k]);
-    out += (g ? "; " : "") + item;
+    for (size_t k = 0; k < group.size(); ++k) item += (k ? " and " : "") + one(group[k]);
+    if (std::find(items.begin(), items.end(), item) == items.end()) items.push_back(item);
   }
-  if (groups.size() > 3) out += fmt::format("; and {} more", groups.size() - 3);
+  std::string out;
+  for (size_t g = 0; g < items.size() && g < 3; ++g) out += (g ? "; " : "") + items[g];
+  if (items.size() > 3) out += fmt::format("; and {} more", items.size() - 3);
   return out;
+}
+
+void replaceWitness(StateResult& st, Witness w) {
+  if (st.witness)
+    for (const auto& f : st.witness->findings)
+      if (!st.flagWitness.count(f.check)) st.flagWitness.emplace(f.check, *st.witness);
+  st.witness = std::move(w);
 }
 
 std::vector<FindingReport> findings(const Verdict& v) {
   std::vector<FindingReport> out;
   std::set<std::string> done;  // checks reported
-  for (const auto& s : v.states) {
-    if (!s.witness) continue;
+  std::vector<std::pair<const StateResult*, const Witness*>> witnesses;
+  for (const auto& s : v.states)
+    if (s.witness) witnesses.emplace_back(&s, &*s.witness);
+  for (const auto& s : v.states)
+    for (const auto& [check, w] : s.flagWitness) witnesses.emplace_back(&s, &w);
+  for (const auto& [sp, wp] : witnesses) {
+    const StateResult& s = *sp;
     std::map<int, const WitnessEvent*> byId;
-    for (const auto& e : s.witness->events) byId[e.id] = &e;
-    for (const auto& f : s.witness->findings) {
+    for (const auto& e : wp->events) byId[e.id] = &e;
+    for (const auto& f : wp->findings) {
       if (!s.flags.count(f.flag) || done.count(f.check)) continue;
       FindingReport r{f.flag, f.check, s.key, {}};
       std::set<std::pair<int, int>> seen;  // a symmetric relation lists each pair twice
@@ -185,7 +202,32 @@ std::vector<FindingReport> findings(const Verdict& v) {
   return out;
 }
 
-void printHerdLog(const Verdict& v, std::ostream& os, bool printTime) {
+LivenessReport liveness(const Verdict& v) {
+  LivenessReport r;
+  r.deadlock = v.flags.count("deadlock") > 0;
+  r.livelock = v.flags.count("livelock") > 0;
+  if (r.deadlock || r.livelock)
+    r.verdict = "hangs";
+  else if (v.flags.count("cut"))
+    r.verdict = "bounded";
+  for (const auto& f : findings(v))
+    if (f.flag == "deadlock" || f.flag == "livelock") r.notes.push_back(f.flag + ": " + f.text());
+  return r;
+}
+
+std::string livenessLine(const LivenessReport& r) {
+  if (r.verdict == "live") return "Live (every thread terminates in every execution, under fair scheduling)";
+  if (r.verdict == "bounded")
+    return "Bounded (no hang found; a loop that is not a spin loop was cut at the unroll bound, raise --unroll)";
+  std::string what = r.deadlock && r.livelock ? "deadlocks and spins forever"
+                     : r.deadlock             ? "deadlocks (a wait that never completes)"
+                                              : "spins forever (livelock)";
+  std::string out = "Hangs: some execution " + what;
+  for (const auto& n : r.notes) out += "; " + n;
+  return out;
+}
+
+void printHerdLog(const Verdict& v, std::ostream& os, bool printTime, bool livenessAlways) {
   if (v.status != Status::Ok) return;  // herd7: no log for a test it could not finish
   // herdtools7 herd/top_herd.ml (the end of `run`) prints these lines in this order.
   os << "Test " << v.testName << " " << kindName(v.quant) << "\n";
@@ -207,7 +249,9 @@ void printHerdLog(const Verdict& v, std::ostream& os, bool printTime) {
   os << "Hash=" << v.hash << "\n";
   // ptxmm's own lines, after the herd7 block: herd's log readers (tools/lexLog_tools.mll) skip every
   // line between a test's Hash line and the next `Test` line.
-  if (v.noCompleteExecution) os << "# No complete execution: every execution deadlocks\n";
+  if (v.noCompleteExecution) os << "# No complete execution: every execution deadlocks or spins forever\n";
+  if (const LivenessReport live = liveness(v); livenessAlways || live.verdict != "live")
+    os << "# Liveness: " << livenessLine(live) << "\n";
   if (!v.countsAreExecutions)
     os << "# Positive/Negative and Observation count final states, not executions (smt engine); --engine enum, "
           "--engine both or --smt-count count executions as herd7 does\n";
@@ -251,6 +295,9 @@ std::string verdictJson(const Verdict& v, bool withWitnesses) {
   j["observation"] = toString(v.observation);
   j["flags"] = v.flags;
   j["noCompleteExecution"] = v.noCompleteExecution;
+  const LivenessReport live = liveness(v);
+  j["liveness"] = {
+      {"verdict", live.verdict}, {"deadlock", live.deadlock}, {"livelock", live.livelock}, {"notes", live.notes}};
   j["forbiddenBy"] = v.forbiddenBy;
   j["time"] = v.seconds;
   json fs = json::array();

@@ -61,7 +61,13 @@ struct StateResult {
   uint64_t executions = 0;         ///< number of allowed executions reaching it (see countsAreExecutions)
   std::set<std::string> flags;     ///< flags raised by some allowed execution reaching it
   std::optional<Witness> witness;  ///< one allowed execution reaching it
+  /// Check name -> an earlier witness whose finding of that check `witness` does not repeat (a state
+  /// reached by executions with different flags keeps a finding for each, see replaceWitness).
+  std::map<std::string, Witness> flagWitness;
 };
+
+/// Makes `w` the witness of `st`; the findings of the witness it replaces stay reported (flagWitness).
+void replaceWitness(StateResult& st, Witness w);
 
 /// How often the condition's proposition holds over the allowed executions (herd7 `Observation` line,
 /// herdtools7 herd/top_herd.ml): Never (no execution satisfies it), Always (every one does), else
@@ -160,6 +166,19 @@ void finalizeVerdict(Verdict& v);
 /// "Required" (herdtools7 lib/constrGen.ml, kind_of/pp_kind).
 [[nodiscard]] const char* kindName(litmus::Condition::Quant q);
 
+/// Whether the test's threads always terminate (models/ptx.cat "Progress", `ptxmm check --liveness`).
+struct LivenessReport {
+  /// "live": every execution ends; "bounded": no hang found, but a loop that is not a spin loop was cut at
+  /// the unroll bound; "hangs": some execution deadlocks (flag deadlock) or spins forever (flag livelock).
+  std::string verdict = "live";
+  bool deadlock = false;
+  bool livelock = false;
+  std::vector<std::string> notes;  ///< where threads wait forever ("livelock: P1 l.7 ...")
+};
+[[nodiscard]] LivenessReport liveness(const Verdict& v);
+/// One line for logs: "Live", "Bounded (...)", "Hangs: ...".
+[[nodiscard]] std::string livenessLine(const LivenessReport& r);
+
 /// herd7's validation line: "Undef" when some allowed execution is undefined, else "Ok" / "No".
 [[nodiscard]] const char* validationText(const Verdict& v);
 
@@ -175,7 +194,8 @@ void finalizeVerdict(Verdict& v);
 /// final states, and the axioms that forbid the outcome. herd7 ends each test with an empty line; the
 /// caller prints it (check::Suite). A test whose status is not Ok prints nothing, as herd7 prints no
 /// log for a test it could not finish (the caller reports the status and message on stderr).
-void printHerdLog(const Verdict& v, std::ostream& os, bool printTime = true);
+/// "# Liveness: ..." is printed when a thread may hang or a loop was cut, and always with `liveness`.
+void printHerdLog(const Verdict& v, std::ostream& os, bool printTime = true, bool liveness = false);
 
 /// One finding of a verdict in the test's own terms: a raised flag (or an undefined_unless check) and
 /// the instructions its witness execution names.

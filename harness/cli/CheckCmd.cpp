@@ -27,6 +27,7 @@ struct CheckArgs {
   size_t maxStates = 4096;
   unsigned enumBudgetMs = 20000;
   bool noTime = false;
+  bool liveness = false;
   bool smtCount = false;
   bool bless = false;
   std::string junit;
@@ -60,6 +61,9 @@ void addCheckCommand(CLI::App& app, int& exitCode) {
                     "both: time the enum engine may spend per test before the smt verdict is used unchecked "
                     "(default 20 s)");
   cmd->add_flag("--no-time", args->noTime, "print 'Time NAME 0.00' (reproducible logs)");
+  cmd->add_flag("--liveness", args->liveness,
+                "report whether every thread terminates under fair scheduling ('# Liveness:' line); a test that "
+                "may deadlock or spin forever fails unless its expectation names it");
   cmd->add_flag("--smt-count", args->smtCount, "smt engine counts executions per state (slower)");
   cmd->add_flag("--bless", args->bless,
                 "write each decided verdict into the test's .expect line for the model (new or changed lines get a "
@@ -90,6 +94,7 @@ void addCheckCommand(CLI::App& app, int& exitCode) {
     opts.sarifPath = args->sarif;
     opts.toolVersion = PTXMM_VERSION;
     opts.printTime = !args->noTime;
+    opts.liveness = args->liveness;
     opts.bless = args->bless;
     opts.progress = isatty(STDERR_FILENO) != 0;
     try {

@@ -3,6 +3,7 @@
 // values, and witness construction. The smt engine uses them to rebuild and re-check its witnesses.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -166,11 +167,15 @@ inline check::StateResult& stateEntry(std::map<std::string, check::StateResult>&
 /// undefined conditions of its paths (`undefinedByPath`), and cut / blocked paths.
 inline void addExecutionFlags(check::StateResult& st, const cat::Outcome<cat::BitAlgebra>& o,
                               const events::Skeleton& sk, bool undefinedByPath) {
-  for (auto& f : cat::raisedFlags(o)) st.flags.insert(f);
+  const std::vector<std::string> raised = cat::raisedFlags(o);
+  for (auto& f : raised) st.flags.insert(f);
   if (undefinedByPath || cat::isUndefined(o)) st.flags.insert("undefined");
   if (sk.cut) st.flags.insert("cut");
-  // "completes" is internal (check/ strips it): an execution in which no thread blocks.
-  st.flags.insert(sk.blocked ? "deadlock" : "completes");
+  // "completes" is internal (check/ strips it): an execution in which no thread blocks or spins forever.
+  if (sk.blocked)
+    st.flags.insert("deadlock");
+  else if (std::find(raised.begin(), raised.end(), "livelock") == raised.end())
+    st.flags.insert("completes");
 }
 
 /// Immediate pairs of a transitive relation (r \ r;r), for readable graphs.
@@ -243,6 +248,18 @@ inline check::Witness makeWitness(const events::Skeleton& sk, const Dynamic& d, 
       if (s.isSet) continue;  // a racing pair is drawn; a set of events is only listed
     }
     if (!w.relations.count(s.name)) add(s.name, s.value);
+  }
+  // Deadlock: where each blocked thread waits (its bar.sync / cluster wait, or its mbarrier wait).
+  if (sk.blocked && sk.choice.size() == prog.paths.size()) {
+    check::Finding f;
+    f.flag = f.check = "deadlock";
+    for (size_t t = 0; t < sk.choice.size(); ++t) {
+      const events::Path& p = prog.paths[t][static_cast<size_t>(sk.choice[t])];
+      if (p.end != events::PathEnd::Blocked) continue;
+      const events::EventId at = p.blockedAt >= 0 ? p.blockedAt : p.readsFinal.empty() ? -1 : p.readsFinal.back();
+      if (at >= 0) f.events.push_back(at);
+    }
+    if (!f.events.empty()) w.findings.push_back(std::move(f));
   }
   return w;
 }

@@ -440,7 +440,7 @@ class Enumerator {
         auto shown = interp_.run(*alg_, ro, &cache_);
         std::vector<Shown> shows;
         if (!shown.outcomes.empty()) shows = shownRelations(shown.outcomes.front());
-        st.witness = makeWitness(*sk_, d, readVals_, ev_, shows);
+        check::replaceWitness(st, makeWitness(*sk_, d, readVals_, ev_, shows));
       }
     }
   }

@@ -125,6 +125,9 @@ struct Path {
   std::vector<ExprId> guards;               ///< boolean expressions that must be non-0 for the path to be taken
   std::map<std::string, ExprId> finalRegs;  ///< register values at the end of the path
   PathEnd end = PathEnd::Normal;
+  /// Cut in a spin iteration (its end marker is SPIN_CUT): the model decides whether it spins forever
+  /// (flag livelock) or goes on by fairness; such a path does not raise the `cut` flag.
+  bool spin = false;
   std::vector<EventId> readsFinal;  ///< Blocked: these reads must read the co-last write of their location
   std::vector<std::pair<ExprId, std::string>> undefinedIf;  ///< UB when the expression is non-0
   std::vector<BarrierUse> barriers;  ///< execution barriers the path uses (sorted by barrier index)

@@ -114,6 +114,13 @@ struct PathState {
   std::vector<EventId> readsFinal;
   std::map<ExprId, bool> known;  // truth of conditions already decided on this path
   int steps = 0;
+  std::vector<uint32_t> trace;  // statements executed on this path, in order (for spin iterations)
+  /// Backward branch statement -> where the iteration it last started began (liveness, docs/lowering.md
+  /// "Loops and liveness").
+  struct IterMark {
+    size_t events = 0, asyncEvents = 0, trace = 0;
+  };
+  std::map<size_t, IterMark> iterStart;
 };
 
 /// A resolved memory operand.
@@ -181,7 +188,7 @@ class Lowerer {
     finishSyncRelations();
     for (auto& [name, pairs] : rels_) prog_.relations[name] = PairList(pairs.begin(), pairs.end());
     for (const char* r : {"po", "addr", "data", "ctrl", "rmw", "bar-sync", "cluster-sync", "exit-sync", "issue", "aso",
-                          "async-complete", "same-async"})
+                          "async-complete", "same-async", "spin-iter"})
       prog_.relations[r];  // present even when empty
     return std::move(prog_);
   }
@@ -999,7 +1006,79 @@ class Lowerer {
   void finishPath(PathState& st, PathEnd end) {
     checkPathLimit(curThread_, 1);
     if (end == PathEnd::Normal && hasExecBarriers_) emitExit(st);
+    const bool spin = end == PathEnd::Cut && emitLoopCut(st);
     prog_.paths[static_cast<size_t>(curThread_)].push_back(makePath(st, end));
+    prog_.paths[static_cast<size_t>(curThread_)].back().spin = spin;
+  }
+
+  // ----- loops and liveness ------------------------------------------------------------------------
+
+  /// The end of a path cut at the unroll bound (st.pc: the backward branch): a marker event tagged
+  /// LOOP_CUT; when the iteration the branch would repeat is a spin iteration, also SPIN_CUT, with
+  /// `spin-iter` edges to that iteration's reads (the model's fairness and livelock rules, docs/lowering.md
+  /// "Loops and liveness"). Returns whether it is a spin iteration.
+  bool emitLoopCut(PathState& st) {
+    const auto mark = st.iterStart.find(st.pc);
+    const bool spin = mark != st.iterStart.end() && isSpinIteration(st, mark->second);
+    const size_t first = spin ? mark->second.events : st.events.size();
+    const auto& code = thread(curThread_).code;
+    Event e;
+    e.type = EventType::Fence;
+    e.op = code[st.pc].instr->op;
+    e.src = code[st.pc].instr->src;
+    addTag(e, "LOOP_CUT");
+    if (spin) addTag(e, "SPIN_CUT");
+    e.label = spin ? "SPIN" : "CUT";
+    const size_t last = st.events.size();
+    const EventId m = emit(st, std::move(e));
+    for (size_t k = first; k < last; ++k)
+      if (prog_.events[static_cast<size_t>(st.events[k])].type == EventType::Read)
+        rels_["spin-iter"].insert({m, st.events[k]});
+    return spin;
+  }
+
+  /// Whether the iteration that began at `m` (and ends at the backward branch st.pc) is a spin iteration:
+  /// it writes nothing, issues no async operation, uses no execution barrier, and reads no register before
+  /// writing it that it also writes (so a repetition that reads the same values does the same thing).
+  bool isSpinIteration(const PathState& st, const PathState::IterMark& m) const {
+    if (st.asyncEvents.size() != m.asyncEvents) return false;
+    for (size_t k = m.events; k < st.events.size(); ++k) {
+      const Event& e = prog_.events[static_cast<size_t>(st.events[k])];
+      if (e.type == EventType::Write) return false;
+      if (e.type == EventType::Fence && ptx::opInfo(e.op).family == ptx::OpFamily::Barrier) return false;
+    }
+    const auto& code = thread(curThread_).code;
+    std::set<std::string> defined, written, usedFirst;
+    for (size_t k = m.trace; k < st.trace.size(); ++k) {
+      const Instr& in = *code[st.trace[k]].instr;
+      auto use = [&](const std::string& r) {
+        if (!defined.count(r)) usedFirst.insert(r);
+      };
+      if (in.guard) use(in.guard->pred);
+      const std::vector<std::string_view> sig = ptx::operandSignature(ptx::opInfo(in.op));
+      std::vector<std::string> defs;
+      for (size_t i = 0; i < in.operands.size(); ++i) {
+        const Operand& o = in.operands[i];
+        const bool isDef = i < sig.size() && (sig[i][0] == 'd' || sig[i][0] == 'p' || sig[i][0] == 'v');
+        if (!o.baseReg.empty()) use(o.baseReg);
+        std::vector<const Operand*> regs;
+        if (o.kind == Operand::Kind::Reg) regs.push_back(&o);
+        for (const Operand& el : o.elems)
+          if (el.kind == Operand::Kind::Reg) regs.push_back(&el);
+        for (const Operand* r : regs) {
+          if (isDef)
+            defs.push_back(r->name);
+          else
+            use(r->name);
+        }
+      }
+      // A guarded instruction may not run: its results do not define the registers for later uses.
+      if (!in.guard) defined.insert(defs.begin(), defs.end());
+      written.insert(defs.begin(), defs.end());
+    }
+    for (const auto& r : usedFirst)
+      if (written.count(r)) return false;
+    return true;
   }
 
   // ----- execution barriers ------------------------------------------------------------------------
@@ -1148,6 +1227,7 @@ class Lowerer {
       int& n = st.backCount[from];
       if (n >= opt_.unroll) return false;
       ++n;
+      st.iterStart[from] = {st.events.size(), st.asyncEvents.size(), st.trace.size()};
     }
     st.pc = static_cast<size_t>(target);
     return true;
@@ -1165,6 +1245,7 @@ class Lowerer {
       }
       if (++st.steps > opt_.maxSteps)
         fail(stmt.instr->src, fmt::format("more than {} instructions executed on one path", opt_.maxSteps));
+      st.trace.push_back(static_cast<uint32_t>(st.pc));
       const Instr& in = *stmt.instr;
       // A guarded branch/ret/exit makes everything after it control-dependent on the predicate's reads;
       // any other guarded instruction is a conditional instruction: only its own events are (the paths
@@ -2162,7 +2243,10 @@ const std::vector<std::string>& allEventTags() {
                                                 "CLC_QUEUE",
                                                 "RED",
                                                 "INIT_FENCE",
-                                                "CAS_FAIL"};
+                                                "CAS_FAIL",
+                                                "EXIT",
+                                                "LOOP_CUT",
+                                                "SPIN_CUT"};
   return tags;
 }
 

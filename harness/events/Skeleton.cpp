@@ -155,7 +155,7 @@ Skeleton buildSkeleton(const EventProgram& program, const std::vector<int>& choi
     sk.guards.insert(sk.guards.end(), p.guards.begin(), p.guards.end());
     sk.finalRegs.push_back(p.finalRegs);
     sk.ends.push_back(p.end);
-    sk.cut = sk.cut || p.end == PathEnd::Cut;
+    sk.cut = sk.cut || (p.end == PathEnd::Cut && !p.spin);
     sk.blocked = sk.blocked || p.end == PathEnd::Blocked;
     for (EventId e : p.readsFinal) sk.readsFinal.push_back(sk.compact[static_cast<size_t>(e)]);
     sk.undefinedIf.insert(sk.undefinedIf.end(), p.undefinedIf.begin(), p.undefinedIf.end());

@@ -33,10 +33,10 @@ struct Skeleton {
   std::vector<PathEnd> ends;                             ///< per real thread: how its path ends
   std::vector<int> readsFinal;                           ///< compact indices of reads that must read the co-last write
   std::vector<std::pair<ExprId, std::string>> undefinedIf;  ///< UB conditions of the chosen paths
-  bool cut = false;                                         ///< some chosen path ends with PathEnd::Cut
-  bool blocked = false;                                     ///< some chosen path ends with PathEnd::Blocked
-  std::unordered_map<std::string, BitSet> sets;             ///< built-in sets by cat name
-  std::unordered_map<std::string, BitMatrix> relations;     ///< static built-in relations by cat name
+  bool cut = false;                              ///< some chosen path ends with PathEnd::Cut (not in a spin iteration)
+  bool blocked = false;                          ///< some chosen path ends with PathEnd::Blocked
+  std::unordered_map<std::string, BitSet> sets;  ///< built-in sets by cat name
+  std::unordered_map<std::string, BitMatrix> relations;  ///< static built-in relations by cat name
   /// Value-dependent built-in sets by cat name (every name of allDynamicTags(), present even if empty): the
   /// members that may belong, as (compact index, condition); an event is in the set of an execution iff its
   /// condition evaluates non-0 with that execution's read values (Event::dynamicTags).

@@ -410,7 +410,7 @@ class SmtRunner {
         }
         for (const auto& [e, why] : p.undefinedIf)
           flagParts["undefined"].push_back(terms.mkAnd(sel, terms.fromExpr(enc.nonZero(e))));
-        if (p.end == events::PathEnd::Cut) cutPaths.push_back(sel);
+        if (p.end == events::PathEnd::Cut && !p.spin) cutPaths.push_back(sel);
         if (p.end == events::PathEnd::Blocked) blockedPaths.push_back(sel);
       }
 
@@ -444,10 +444,13 @@ class SmtRunner {
     std::map<std::string, Lit> flags;
     for (const auto& [name, parts] : flagParts) flags[name] = terms.mkOrN(parts);
     if (!cutPaths.empty()) flags["cut"] = terms.mkOrN(cutPaths);
-    if (!blockedPaths.empty()) {
-      flags["deadlock"] = terms.mkOrN(blockedPaths);
-      // Internal flag (check/ strips it): an execution in which no thread blocks.
-      flags["completes"] = terms.mkNot(flags.at("deadlock"));
+    if (!blockedPaths.empty()) flags["deadlock"] = terms.mkOrN(blockedPaths);
+    if (flags.count("deadlock") || flags.count("livelock")) {
+      // Internal flag (check/ strips it): an execution in which no thread blocks or spins forever.
+      std::vector<Lit> hang;
+      for (const char* f : {"deadlock", "livelock"})
+        if (auto it = flags.find(f); it != flags.end()) hang.push_back(it->second);
+      flags["completes"] = terms.mkNot(terms.mkOrN(hang));
     }
     z3::expr_vector assumptions(ctx_);
     std::map<unsigned, std::string> axiomOf;
@@ -550,6 +553,8 @@ class SmtRunner {
         if (it == states_.end())
           throw InternalBug{
               fmt::format("flag {} raised in state '{}' that the state enumeration missed", name, spec_.key(vals))};
+        // The execution's witness keeps the finding of the flag (and re-checks the execution concretely).
+        recordState(u, pc, selection, terms, m, rf, co, sc, readVal, vals, it->first, ev);
         it->second.flags.insert(name);
         block(vals);
       }
@@ -677,7 +682,7 @@ class SmtRunner {
     const size_t flagsBefore = st.flags.size();
     enumeration::addExecutionFlags(st, *allowed, sk, undefinedByPath);
     if (opts_.witnesses && (!st.witness || st.flags.size() > flagsBefore))
-      st.witness = enumeration::makeWitness(sk, d, reads, ev, enumeration::shownRelations(*allowed));
+      check::replaceWitness(st, enumeration::makeWitness(sk, d, reads, ev, enumeration::shownRelations(*allowed)));
   }
 
   static constexpr size_t kMaxPathChoices = size_t{1} << 20;

@@ -328,10 +328,10 @@ TEST_CASE("every models/*.cat evaluates on a small execution without errors", "[
     std::optional<Rel> builtinRel(std::string_view name) {
       if (auto r = BitAlgebra::builtinRel(name)) return r;
       static const std::vector<std::string_view> known = {
-          "po",           "addr",      "data",  "ctrl", "rmw",      "loc",  "vloc", "vsyn",
-          "int",          "ext",       "id",    "scta", "scluster", "sgpu", "sr",   "bar-sync",
-          "cluster-sync", "exit-sync", "issue", "aso",  "rf",       "co",   "fr",   "async-complete",
-          "same-async",   "sc"};
+          "po",           "addr",      "data",     "ctrl", "rmw",      "loc",  "vloc", "vsyn",
+          "int",          "ext",       "id",       "scta", "scluster", "sgpu", "sr",   "bar-sync",
+          "cluster-sync", "exit-sync", "issue",    "aso",  "rf",       "co",   "fr",   "async-complete",
+          "same-async",   "sc",        "spin-iter"};
       if (std::find(known.begin(), known.end(), name) == known.end()) return std::nullopt;
       BitMatrix r(numEvents());
       for (size_t i = 0; i < numEvents(); ++i)

@@ -376,6 +376,26 @@ exists (0:r0 == 1)
   CHECK(taken == 1);
 }
 
+TEST_CASE("only an iteration that reads and carries no register is a spin iteration", "[events][lower][cf]") {
+  auto spinOfCut = [](const std::string& body) {
+    auto l = lowerText("PTX t\n{ x = 0; y = 0; }\n P0@cta 0,gpu 0 ;\n" + body + "exists (0:r0 == 1)\n");
+    for (const auto& p : l->prog.paths[0])
+      if (p.end == PathEnd::Cut) return p.spin;
+    FAIL("no cut path");
+    return false;
+  };
+  // polls x: a spin iteration (r0 and p are written before they are read in each iteration)
+  CHECK(spinOfCut(" LC00: ;\n ld.relaxed.gpu r0, x ;\n beq r0, 0, LC00 ;\n"));
+  // counts in r1: the next iteration differs
+  CHECK_FALSE(spinOfCut(" LC00: ;\n add r1, r1, 1 ;\n ld.relaxed.gpu r0, x ;\n bne r1, 9, LC00 ;\n"));
+  // writes y in every iteration
+  CHECK_FALSE(spinOfCut(" LC00: ;\n st.relaxed.gpu y, 1 ;\n ld.relaxed.gpu r0, x ;\n beq r0, 0, LC00 ;\n"));
+  // a register written only under a guard does not define it for the read that follows
+  CHECK_FALSE(
+      spinOfCut(" LC00: ;\n ld.relaxed.gpu r0, x ;\n setp.eq.s32 p, r0, 0 ;\n @p add r2, r2, 1 ;\n"
+                " beq r2, 0, LC00 ;\n"));
+}
+
 TEST_CASE("backward branches are unrolled and cut", "[events][lower][cf]") {
   const std::string text = R"(PTX loop
 { x = 0; }
@@ -395,7 +415,16 @@ exists (0:r0 == 1)
     for (const auto& path : paths) {
       if (path.end == PathEnd::Cut) {
         ++cut;
-        CHECK(path.events.size() == static_cast<size_t>(unroll + 1));
+        // unroll + 1 reads, then the LOOP_CUT marker; with a previous iteration to compare, the loop is a
+        // spin loop (it only reads) and its last read is related to the marker by spin-iter.
+        REQUIRE(path.events.size() == static_cast<size_t>(unroll + 2));
+        const Event& m = l->prog.events[static_cast<size_t>(path.events.back())];
+        CHECK(hasTag(m, "LOOP_CUT"));
+        CHECK(hasTag(m, "SPIN_CUT") == (unroll > 0));
+        CHECK(path.spin == (unroll > 0));
+        const auto& spinIter = l->prog.relations.at("spin-iter");
+        CHECK(spinIter.size() == (unroll > 0 ? 1u : 0u));
+        if (unroll > 0) CHECK(spinIter.front() == std::make_pair(m.id, path.events[path.events.size() - 2]));
       } else {
         ++normal;
       }
