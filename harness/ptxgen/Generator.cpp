@@ -9,6 +9,8 @@
 // on shared-memory rows in the banks of the test's shared cells. Locations accessed through the
 // surface / texture proxy are read and written with sust/suld (2D surface array over the location's
 // region) and tex.1d (linear texture over it): the objects' handles are kernel parameters.
+// Each litmus instruction is written by its family's code in emit/ (emit/Emit.hpp); this file gives it
+// the thread's addresses, values and labels (ThreadCode).
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -18,22 +20,21 @@
 #include "litmus/Target.hpp"
 #include "ptx/Ops.hpp"
 #include "ptxgen/Kernel.hpp"
+#include "ptxgen/emit/Emit.hpp"
 
 namespace ptxmm::ptxgen {
 namespace {
 
+using emit::predReg;
+using emit::sanitize;
+using emit::valueReg;
+using emit::wideReg;
 using litmus::Instr;
 using litmus::Operand;
 using ptx::DataType;
 using ptx::OpFamily;
 using ptx::OpId;
 using ptx::Space;
-
-std::string sanitize(const std::string& s) {
-  std::string out;
-  for (char c : s) out += (std::isalnum(static_cast<unsigned char>(c)) != 0) ? c : '_';
-  return out;
-}
 
 struct ThreadPlace {
   int role = 0;           ///< index of the litmus cluster
@@ -93,7 +94,8 @@ class Generator {
   int sharedCell_ = 16;
   int globalCell_ = 4;
   bool tensorMapNote_ = false;  // the test uses tensormap.replace (128-byte cells, note added)
-  std::vector<std::set<std::string>> preds_, wide_, b128_;
+  // Per thread: the litmus registers also declared as .pred and as .b128 (emit::collectRegs).
+  std::vector<std::set<std::string>> preds_, b128_;
   std::vector<std::map<std::string, litmus::LocRef>> addrRegs_;
   std::map<std::string, ptx::Proxy> aliasProxy_;  // surface/texture/constant alias name -> its proxy
   std::map<int, int> surBind_, texBind_;          // global location -> index into k_.bindings
@@ -192,7 +194,6 @@ class Generator {
     // Locations.
     int maxCopy = 4;
     preds_.resize(test_.threads.size());
-    wide_.resize(test_.threads.size());
     b128_.resize(test_.threads.size());
     addrRegs_.resize(test_.threads.size());
     bool usesCluster = k_.clusterDim > 1;
@@ -357,29 +358,8 @@ class Generator {
   }
 
   void collectRegs(int t, const Instr& in) {
-    auto opRegName = [](const Operand& o) { return o.kind == Operand::Kind::Reg ? o.name : std::string(); };
-    if (in.guard) preds_[t].insert(in.guard->pred);
-    if (in.operands.empty()) return;
-    const std::string d = opRegName(in.operands[0]);
-    switch (in.op) {
-      case OpId::Setp:
-      case OpId::MbarrierTestWait:
-      case OpId::MbarrierTryWait:
-        if (!d.empty()) preds_[t].insert(d);
-        break;
-      case OpId::ClcQueryCancel:
-        if (in.hasFlag("is_canceled") && !d.empty()) preds_[t].insert(d);
-        if (in.operands.size() > 1 && in.operands.back().kind == Operand::Kind::Reg)
-          b128_[t].insert(in.operands.back().name);
-        break;
-      case OpId::Selp:
-        if (in.operands.size() == 4 && in.operands[3].kind == Operand::Kind::Reg) preds_[t].insert(in.operands[3].name);
-        break;
-      case OpId::Ld:
-        if (in.type == DataType::B128 && !d.empty()) b128_[t].insert(d);
-        break;
-      default: break;
-    }
+    emit::Regs regs{preds_[t], b128_[t]};
+    emit::collectRegs(in, regs);
   }
 
   // ---------------------------------------------------------------- surface / texture / constant proxies
@@ -511,9 +491,6 @@ class Generator {
 
   // ---------------------------------------------------------------- emission helpers
   std::ostream& o() { return *out_; }
-  std::string reg(int t, const std::string& n) { return "%v" + std::to_string(t) + "_" + sanitize(n); }
-  std::string preg(int t, const std::string& n) { return "%q" + std::to_string(t) + "_" + sanitize(n); }
-  std::string hreg(int t, const std::string& n) { return "%h" + std::to_string(t) + "_" + sanitize(n); }
   std::string cfgLoad(const std::string& dst, int index) {
     return "ld.global.u64 " + dst + ", [%cfg+" + std::to_string(index * 8) + "];";
   }
@@ -647,9 +624,9 @@ class Generator {
       for (const auto& term : k_.terms)
         if (term.source == TermSource::Register && term.term.thread == static_cast<int>(t)) regs.insert(term.term.reg);
       for (const auto& p : preds_[t]) regs.insert(p);
-      for (const auto& r : regs) s << "  .reg .b64 " << reg(static_cast<int>(t), r) << ";\n";
-      for (const auto& r : preds_[t]) s << "  .reg .pred " << preg(static_cast<int>(t), r) << ";\n";
-      for (const auto& r : b128_[t]) s << "  .reg .b128 " << hreg(static_cast<int>(t), r) << ";\n";
+      for (const auto& r : regs) s << "  .reg .b64 " << valueReg(static_cast<int>(t), r) << ";\n";
+      for (const auto& r : preds_[t]) s << "  .reg .pred " << predReg(static_cast<int>(t), r) << ";\n";
+      for (const auto& r : b128_[t]) s << "  .reg .b128 " << wideReg(static_cast<int>(t), r) << ";\n";
     }
     s << "\n  ld.param.u64 %mem, [p_mem];\n  cvta.to.global.u64 %mem, %mem;\n";
     for (const char* p : {"cfg", "res", "ctr", "hist", "smp", "scr"}) {
@@ -812,12 +789,7 @@ class Generator {
   }
 
   // ---------------------------------------------------------------- litmus threads
-  struct AddrInfo {
-    std::string text;  // "[%ga0+4]"
-    Space space = Space::Global;
-  };
-
-  AddrInfo address(int t, const Instr& in, const Operand& op) {
+  emit::Address address(int t, const Instr& in, const Operand& op) {
     litmus::LocRef ref = op.loc;
     int64_t off = op.kind == Operand::Kind::Addr ? op.imm : 0;
     if (!op.baseReg.empty()) {
@@ -865,22 +837,13 @@ class Generator {
       case Operand::Kind::Imm: return std::to_string(op.imm);
       case Operand::Kind::Special: return std::to_string(specialValue(t, op));
       case Operand::Kind::Reg: {
-        if (bits == 64) return reg(t, op.name);
+        if (bits == 64) return valueReg(t, op.name);
         std::string x = "%x" + std::to_string(tmp++ % 8);
-        o() << "  cvt.u32.u64 " << x << ", " << reg(t, op.name) << ";\n";
+        o() << "  cvt.u32.u64 " << x << ", " << valueReg(t, op.name) << ";\n";
         return x;
       }
       default: fail(op.src, "unexpected operand kind for a value");
     }
-  }
-
-  std::string guardText(int t, const Instr& in) {
-    if (!in.guard) return "";
-    return std::string("@") + (in.guard->negated ? "!" : "") + preg(t, in.guard->pred) + " ";
-  }
-
-  void mirrorPred(int t, const std::string& g, const std::string& name) {
-    o() << "  " << g << "selp.u64 " << reg(t, name) << ", 1, 0, " << preg(t, name) << ";\n";
   }
 
   void emitThread(int t) {
@@ -930,17 +893,17 @@ class Generator {
           if (op.kind == Operand::Kind::Reg) declared.insert(op.name);
     for (const auto& term : k_.terms)
       if (term.source == TermSource::Register && term.term.thread == t) declared.insert(term.term.reg);
-    for (const auto& r : declared) o() << "  mov.u64 " << reg(t, r) << ", 0;\n";
+    for (const auto& r : declared) o() << "  mov.u64 " << valueReg(t, r) << ", 0;\n";
     for (const auto& ri : test_.regInits) {
       if (ri.thread != t) continue;
       if (ri.addressOf) {
         const auto& tgt = locs_.at(ri.addressOf->name);
         if (tgt.shared)
-          o() << "  cvt.u64.u32 " << reg(t, ri.reg) << ", %sa" << tgt.index << ";\n";
+          o() << "  cvt.u64.u32 " << valueReg(t, ri.reg) << ", %sa" << tgt.index << ";\n";
         else
-          o() << "  mov.u64 " << reg(t, ri.reg) << ", %ga" << tgt.index << ";\n";
+          o() << "  mov.u64 " << valueReg(t, ri.reg) << ", %ga" << tgt.index << ";\n";
       } else {
-        o() << "  mov.u64 " << reg(t, ri.reg) << ", " << ri.value << ";\n";
+        o() << "  mov.u64 " << valueReg(t, ri.reg) << ", " << ri.value << ";\n";
       }
     }
     emitStress(cfg::kPreIters, cfg::kPrePattern);
@@ -958,367 +921,66 @@ class Generator {
     std::map<std::string, size_t> labelPos;
     for (size_t i = 0; i < th.code.size(); ++i)
       if (!th.code[i].label.empty()) labelPos[th.code[i].label] = i;
+    ThreadCode code(*this, t, labelPos);
     for (size_t i = 0; i < th.code.size(); ++i) {
       const auto& st = th.code[i];
       if (!st.label.empty()) {
         o() << "$L" << t << "_" << sanitize(st.label) << ":\n";
         continue;
       }
-      if (st.instr) emitInstr(t, *st.instr, i, labelPos);
+      if (!st.instr) continue;
+      code.pos = i;
+      emit::Writer w(code, *st.instr);
+      emit::emitInstruction(w);
     }
     o() << "$T" << t << "_end:\n  mad.lo.u64 %rd5, %inst, " << k_.resultWords * 8 << ", %res;\n";
     for (const auto& term : k_.terms)
       if (term.source == TermSource::Register && term.term.thread == t)
-        o() << "  st.global.u64 [%rd5+" << term.resultIndex * 8 << "], " << reg(t, term.term.reg) << ";\n";
+        o() << "  st.global.u64 [%rd5+" << term.resultIndex * 8 << "], " << valueReg(t, term.term.reg) << ";\n";
     o() << "  bra $EPI;\n";
     o() << "$T" << t << "_timeout:  // a spin exceeded its bound: the instance is recorded as timed out\n";
     o() << "  mad.lo.u64 %rd5, %inst, " << k_.resultWords * 8 << ", %res;\n  st.global.u64 [%rd5+"
         << (k_.resultWords - 1) * 8 << "], 1;\n  bra $T" << t << "_end;\n";
   }
 
-  std::string labelRef(int t, const Operand& op) { return "$L" + std::to_string(t) + "_" + sanitize(op.name); }
-
-  void emitBranch(int t, const Instr& in, size_t pos, const std::map<std::string, size_t>& labels,
-                  const Operand& target, const std::string& guard) {
+  /// Writes a jump of thread t to label `target`; a backward one (the label at or before `pos`) first
+  /// counts against the spin bound (%r7) and leaves for the thread's timeout exit once it is exceeded.
+  void emitJump(int t, size_t pos, const std::map<std::string, size_t>& labels, const Operand& target,
+                const std::string& guard) {
     auto it = labels.find(target.name);
     if (it == labels.end()) fail(target.src, "unknown label '" + target.name + "'");
     if (it->second <= pos) {
       o() << "  add.u32 %spin, %spin, 1;\n  setp.gt.u32 %pspin, %spin, %r7;\n  @%pspin bra $T" << t << "_timeout;\n";
     }
-    o() << "  " << guard << "bra " << labelRef(t, target) << ";\n";
+    o() << "  " << guard << "bra $L" << t << "_" << sanitize(target.name) << ";\n";
   }
 
-  void emitInstr(int t, const Instr& in, size_t pos, const std::map<std::string, size_t>& labels) {
-    const auto& info = ptx::opInfo(in.op);
-    const std::string g = guardText(t, in);
-    const auto& ops = in.operands;
-    int tmp = 0;
-    auto need = [&](size_t n) {
-      if (ops.size() < n)
-        fail(in.src, std::string(info.mnemonic) + ": expected at least " + std::to_string(n) + " operands");
-    };
-    auto isAddr = [](const Operand& op) { return op.kind == Operand::Kind::Addr || op.kind == Operand::Kind::Loc; };
-    const int width = ptx::byteWidth(in.type == DataType::None ? DataType::B32 : in.type);
-    const int bits = width >= 8 ? 64 : 32;
-    switch (in.op) {
-      case OpId::Ld: {
-        need(2);
-        auto a = address(t, in, ops[1]);
-        std::string sp = spell(in, a.space);
-        const auto& d = ops[0];
-        if (width == 16) {
-          o() << "  " << g << sp << " " << hreg(t, d.name) << ", " << a.text << ";\n";
-          o() << "  " << g << "mov.b128 {" << reg(t, d.name) << ", %y7}, " << hreg(t, d.name) << ";\n";
-        } else if (bits == 64) {
-          o() << "  " << g << sp << " " << reg(t, d.name) << ", " << a.text << ";\n";
-        } else {
-          o() << "  " << g << sp << " %x7, " << a.text << ";\n  " << g << "cvt.u64.u32 " << reg(t, d.name)
-              << ", %x7;\n";
-        }
-        return;
-      }
-      case OpId::St: {
-        need(2);
-        auto a = address(t, in, ops[0]);
-        if (width == 16) fail(in.src, "st.b128 is not supported by the stress kernel");
-        std::string v = src(t, ops[1], bits, tmp);
-        o() << "  " << g << spell(in, a.space) << " " << a.text << ", " << v << ";\n";
-        return;
-      }
-      case OpId::Atom: {
-        need(3);
-        auto a = address(t, in, ops[1]);
-        std::string v1 = src(t, ops[2], bits, tmp);
-        std::string v2 = ops.size() > 3 ? ", " + src(t, ops[3], bits, tmp) : "";
-        if (bits == 64) {
-          o() << "  " << g << spell(in, a.space) << " " << reg(t, ops[0].name) << ", " << a.text << ", " << v1 << v2
-              << ";\n";
-        } else {
-          o() << "  " << g << spell(in, a.space) << " %x7, " << a.text << ", " << v1 << v2 << ";\n";
-          o() << "  " << g << "cvt.u64.u32 " << reg(t, ops[0].name) << ", %x7;\n";
-        }
-        return;
-      }
-      case OpId::Red: {
-        need(2);
-        auto a = address(t, in, ops[0]);
-        o() << "  " << g << spell(in, a.space) << " " << a.text << ", " << src(t, ops[1], bits, tmp) << ";\n";
-        return;
-      }
-      case OpId::Sust: {
-        // Surface store of the cell (2D array element at the surface-map coordinates; .trap: a
-        // coordinate out of the array is a fault, never a silent clamp).
-        need(2);
-        const int l = locs_.at(ops[0].loc.name).index;
-        std::string v = src(t, ops[1], 32, tmp);
-        if (ops[1].kind != Operand::Kind::Reg) {
-          o() << "  mov.b32 %x6, " << v << ";\n";
-          v = "%x6";
-        }
-        o() << "  " << g << "sust.b.2d.b32.trap [%hs" << l << ", {%sx" << l << ", %sy" << l << "}], {" << v << "};\n";
-        return;
-      }
-      case OpId::Suld: {
-        need(2);
-        const int l = locs_.at(ops[1].loc.name).index;
-        o() << "  " << g << "suld.b.2d.b32.trap {%x7}, [%hs" << l << ", {%sx" << l << ", %sy" << l << "}];\n";
-        o() << "  " << g << "cvt.u64.u32 " << reg(t, ops[0].name) << ", %x7;\n";
-        return;
-      }
-      case OpId::Tld: {
-        // Texture fetch of element %ti (linear-memory texture of 32-bit unsigned elements).
-        need(2);
-        const int l = locs_.at(ops[1].loc.name).index;
-        o() << "  " << g << "tex.1d.v4.u32.s32 {%x7, %x4, %x5, %x6}, [%ht" << l << ", {%ti" << l << "}];\n";
-        o() << "  " << g << "cvt.u64.u32 " << reg(t, ops[0].name) << ", %x7;\n";
-        return;
-      }
-      case OpId::Cold: failConstant(in, ops.at(1));
-      case OpId::CpAsyncBulkTensor:
-        fail(in.src,
-             "cp.async.bulk.tensor needs a CUtensorMap encoded on the host (cuTensorMapEncodeTiled) for each "
-             "instance's tensor, which the stress kernel does not create; and the litmus abstraction (the copy "
-             "delivers the descriptor version, docs/lowering.md \"Tensor maps\") has no hardware counterpart");
-      case OpId::TensormapReplace: {
-        // §9.7.9.26: `[addr], {ord,} new_val`, new_val .b64 for global_address/global_stride, else .b32 (an
-        // immediate for the field3 forms); the map cell is 128 bytes, and 128-byte aligned (the runner's stride is
-        // a multiple of the cell and its regions are page-aligned).
-        need(2);
-        auto a = address(t, in, ops[0]);
-        const bool wide = in.type == DataType::B64;
-        std::string rest;
-        for (size_t k = 1; k < ops.size(); ++k)
-          rest += ", " + src(t, ops[k], k + 1 == ops.size() && wide ? 64 : 32, tmp);
-        o() << "  " << g << spell(in, a.space) << " " << a.text << rest << ";\n";
-        return;
-      }
-      case OpId::FenceProxyKind: {
-        bool ok = in.hasFlag("alias");
-        if (!ok)
-          fail(in.src, "fence.proxy." + (in.flags.empty() ? std::string("?") : in.flags[0]) +
-                           " is a proxy fence of the mixed-proxy model with no PTX encoding (PTX ISA 9.2 §9.7.13.4: "
-                           ".proxykind is .alias or .async*; ptxas rejects it), so the test cannot be run on "
-                           "hardware as written");
-        o() << "  " << g << "fence.proxy.alias;\n";
-        return;
-      }
-      case OpId::BarSync:
-      case OpId::BarArrive: {
-        need(1);
-        for (const auto& op : ops)
-          if (op.kind != Operand::Kind::Imm)
-            fail(op.src,
-                 "a register barrier id or thread count (its value decided by the execution) has no "
-                 "stress-kernel encoding yet: only immediate operands are generated");
-        const int id = static_cast<int>(ops[0].imm);
-        const int maxIds = std::max(1, 15 / opt_.groupsPerBlock);
-        if (id >= maxIds) fail(ops[0].src, "barrier id " + std::to_string(id) + " too large for the stress kernel");
-        int count = places_[t].ctaThreads;
-        if (ops.size() > 1) {
-          // Litmus threads, or warps when written as a multiple of the warp size (as the lowering reads it).
-          const int64_t n = ops[1].imm;
-          count = static_cast<int>(n >= 32 && n % 32 == 0 ? n / 32 : n);
-        }
-        o() << "  mad.lo.u32 %bar, %group, " << maxIds << ", " << 1 + id << ";\n";
-        o() << "  " << g << (in.op == OpId::BarSync ? "barrier.sync" : "barrier.arrive") << " %bar, "
-            << count * laneStride_ * 1 << ";\n";
-        return;
-      }
-      case OpId::MbarrierInit:
-      case OpId::MbarrierInval:
-      case OpId::MbarrierExpectTx:
-      case OpId::MbarrierCompleteTx: {
-        need(1);
-        auto a = address(t, in, ops[0]);
-        o() << "  " << g << spell(in, a.space) << " " << a.text;
-        if (ops.size() > 1) o() << ", " << src(t, ops[1], 32, tmp);
-        o() << ";\n";
-        return;
-      }
-      case OpId::MbarrierArrive:
-      case OpId::MbarrierArriveDrop: {
-        size_t ai = isAddr(ops.at(0)) ? 0 : 1;
-        need(ai + 1);
-        auto a = address(t, in, ops[ai]);
-        std::string dst = "_";
-        if (ai == 1 && ops[0].kind == Operand::Kind::Reg && a.space != Space::SharedCluster) dst = reg(t, ops[0].name);
-        std::string rest;
-        for (size_t k = ai + 1; k < ops.size(); ++k) rest += ", " + src(t, ops[k], 32, tmp);
-        o() << "  " << g << spell(in, a.space) << " " << dst << ", " << a.text << rest << ";\n";
-        return;
-      }
-      case OpId::MbarrierTestWait:
-      case OpId::MbarrierTryWait: {
-        need(3);
-        auto a = address(t, in, ops[1]);
-        const bool parity = in.hasFlag("parity");
-        std::string third = src(t, ops[2], parity ? 32 : 64, tmp);
-        std::string rest;
-        for (size_t k = 3; k < ops.size(); ++k) rest += ", " + src(t, ops[k], 32, tmp);
-        o() << "  " << g << spell(in, a.space) << " " << preg(t, ops[0].name) << ", " << a.text << ", " << third << rest
-            << ";\n";
-        mirrorPred(t, g, ops[0].name);
-        return;
-      }
-      case OpId::CpAsync: {
-        need(3);
-        auto d = address(t, in, ops[0]);
-        auto s = address(t, in, ops[1]);
-        if (d.space == Space::Global || s.space != Space::Global) fail(in.src, "cp.async copies global → shared::cta");
-        std::string rest;
-        for (size_t k = 2; k < ops.size(); ++k) rest += ", " + src(t, ops[k], 32, tmp);
-        o() << "  " << g << spell(in) << " " << d.text << ", " << s.text << rest << ";\n";
-        return;
-      }
-      case OpId::CpAsyncMbarArrive: {
-        need(1);
-        auto a = address(t, in, ops[0]);
-        o() << "  " << g << spell(in) << " " << a.text << ";\n";
-        return;
-      }
-      case OpId::CpAsyncBulk: {
-        need(3);
-        auto d = address(t, in, ops[0]);
-        auto s = address(t, in, ops[1]);
-        Instr copy = in;
-        if (d.space == Space::Global) {
-          copy.space = Space::Global;
-          copy.srcSpace = Space::SharedCta;
-        } else {
-          copy.space = in.space == Space::SharedCta ? Space::SharedCta : Space::SharedCluster;
-          copy.srcSpace = s.space == Space::Global ? Space::Global : Space::SharedCta;
-        }
-        std::string rest = ", " + src(t, ops[2], 32, tmp);
-        for (size_t k = 3; k < ops.size(); ++k) {
-          if (isAddr(ops[k]))
-            rest += ", " + address(t, in, ops[k]).text;
-          else {
-            std::string v = src(t, ops[k], 32, tmp);
-            if (in.hasFlag("multicast::cluster") && ops[k].kind == Operand::Kind::Imm) {
-              o() << "  mov.u16 %rs0, " << ops[k].imm << ";\n";
-              v = "%rs0";
-            }
-            rest += ", " + v;
-          }
-        }
-        o() << "  " << g << spell(copy, copy.space) << " " << d.text << ", " << s.text << rest << ";\n";
-        return;
-      }
-      case OpId::CpAsyncCommit:
-      case OpId::CpAsyncWaitAll:
-      case OpId::CpAsyncBulkCommit: o() << "  " << g << spell(in) << ";\n"; return;
-      case OpId::CpAsyncWaitGroup:
-      case OpId::CpAsyncBulkWait:
-        o() << "  " << g << spell(in) << " " << (ops.empty() ? "0" : src(t, ops[0], 32, tmp)) << ";\n";
-        return;
-      case OpId::ClcTryCancel: {
-        need(2);
-        auto a = address(t, in, ops[0]);
-        auto m = address(t, in, ops[1]);
-        o() << "  " << g << spell(in) << " " << a.text << ", " << m.text << ";\n";
-        return;
-      }
-      case OpId::ClcQueryCancel: {
-        need(2);
-        const auto& h = ops.back();
-        if (h.kind != Operand::Kind::Reg) fail(h.src, "query_cancel needs a .b128 register");
-        const auto& d = ops[0];
-        if (in.hasFlag("is_canceled")) {
-          o() << "  " << g << spell(in) << " " << preg(t, d.name) << ", " << hreg(t, h.name) << ";\n";
-          mirrorPred(t, g, d.name);
-        } else if (d.kind == Operand::Kind::Vector) {
-          std::string v = "{";
-          for (size_t k = 0; k < 4; ++k) {
-            if (k) v += ", ";
-            v += (k < d.elems.size() && d.elems[k].kind == Operand::Kind::Reg) ? "%x" + std::to_string(k) : "_";
-          }
-          v += "}";
-          o() << "  " << g << spell(in) << " " << v << ", " << hreg(t, h.name) << ";\n";
-          for (size_t k = 0; k < d.elems.size() && k < 4; ++k)
-            if (d.elems[k].kind == Operand::Kind::Reg)
-              o() << "  " << g << "cvt.u64.u32 " << reg(t, d.elems[k].name) << ", %x" << k << ";\n";
-        } else {
-          o() << "  " << g << spell(in) << " %x7, " << hreg(t, h.name) << ";\n  " << g << "cvt.u64.u32 "
-              << reg(t, d.name) << ", %x7;\n";
-        }
-        return;
-      }
-      case OpId::Mov: {
-        need(2);
-        if (ops[1].kind == Operand::Kind::Addr || ops[1].kind == Operand::Kind::Loc) {
-          auto a = address(t, in, ops[1]);
-          std::string base = a.text.substr(1, a.text.find_first_of("+-]", 1) - 1);
-          if (a.space == Space::Global)
-            o() << "  " << g << "mov.u64 " << reg(t, ops[0].name) << ", " << base << ";\n";
-          else
-            o() << "  " << g << "cvt.u64.u32 " << reg(t, ops[0].name) << ", " << base << ";\n";
-          return;
-        }
-        o() << "  " << g << "mov.b64 " << reg(t, ops[0].name) << ", " << src(t, ops[1], 64, tmp) << ";\n";
-        return;
-      }
-      case OpId::Add:
-      case OpId::Sub:
-      case OpId::Mul:
-      case OpId::Div:
-      case OpId::And:
-      case OpId::Or:
-      case OpId::Xor: {
-        need(3);
-        o() << "  " << g << spell(in) << " " << reg(t, ops[0].name) << ", " << src(t, ops[1], 64, tmp) << ", "
-            << src(t, ops[2], 64, tmp) << ";\n";
-        return;
-      }
-      case OpId::Setp: {
-        need(3);
-        o() << "  " << g << spell(in) << " " << preg(t, ops[0].name) << ", " << src(t, ops[1], 64, tmp) << ", "
-            << src(t, ops[2], 64, tmp) << ";\n";
-        mirrorPred(t, g, ops[0].name);
-        return;
-      }
-      case OpId::Selp: {
-        need(4);
-        o() << "  " << g << "selp.b64 " << reg(t, ops[0].name) << ", " << src(t, ops[1], 64, tmp) << ", "
-            << src(t, ops[2], 64, tmp) << ", " << preg(t, ops[3].name) << ";\n";
-        return;
-      }
-      case OpId::Bra:
-      case OpId::Goto:
-        need(1);
-        emitBranch(t, in, pos, labels, ops.back(), g);
-        return;
-      case OpId::Beq:
-      case OpId::Bne:
-      case OpId::Bge:
-      case OpId::Ble:
-      case OpId::Bgt:
-      case OpId::Blt: {
-        need(3);
-        const char* cmp = in.op == OpId::Beq   ? "eq"
-                          : in.op == OpId::Bne ? "ne"
-                          : in.op == OpId::Bge ? "ge"
-                          : in.op == OpId::Ble ? "le"
-                          : in.op == OpId::Bgt ? "gt"
-                                               : "lt";
-        o() << "  setp." << cmp << ".s64 %pt, " << src(t, ops[0], 64, tmp) << ", " << src(t, ops[1], 64, tmp) << ";\n";
-        emitBranch(t, in, pos, labels, ops[2], "@%pt ");
-        return;
-      }
-      case OpId::Ret:
-      case OpId::Exit: o() << "  " << g << "bra $T" << t << "_end;\n"; return;
-      default:
-        // Fences, proxy fences, cluster barriers: no operands, or an address for the tensormap fence.
-        if (!ops.empty() && isAddr(ops[0])) {
-          auto a = address(t, in, ops[0]);
-          o() << "  " << g << spell(in) << " " << a.text;
-          for (size_t k = 1; k < ops.size(); ++k) o() << ", " << src(t, ops[k], 32, tmp);
-          o() << ";\n";
-          return;
-        }
-        o() << "  " << g << spell(in) << ";\n";
-        return;
+  /// Litmus thread t as the family emitters see it (emit/Emit.hpp) while its code is written.
+  class ThreadCode final : public emit::Thread {
+   public:
+    ThreadCode(Generator& gen, int t, const std::map<std::string, size_t>& labels)
+        : gen_(gen), t_(t), labels_(labels) {}
+    size_t pos = 0;  ///< the statement being written
+
+    [[nodiscard]] int index() const override { return t_; }
+    std::ostream& out() override { return gen_.o(); }
+    emit::Address address(const Instr& in, const Operand& op) override { return gen_.address(t_, in, op); }
+    std::string value(const Operand& op, int bits, int& tmp) override { return gen_.src(t_, op, bits, tmp); }
+    [[nodiscard]] int globalIndex(const Operand& op) const override { return gen_.locs_.at(op.loc.name).index; }
+    [[noreturn]] void failConstant(const Instr& in, const Operand& loc) override { gen_.failConstant(in, loc); }
+    [[nodiscard]] emit::Shape shape() const override {
+      return {gen_.opt_.groupsPerBlock, gen_.places_[t_].ctaThreads, gen_.laneStride_};
     }
-  }
+    void jump(const Operand& target, const std::string& guard) override {
+      gen_.emitJump(t_, pos, labels_, target, guard);
+    }
+    [[nodiscard]] std::string endLabel() const override { return "$T" + std::to_string(t_) + "_end"; }
+
+   private:
+    Generator& gen_;
+    int t_;
+    const std::map<std::string, size_t>& labels_;
+  };
 };
 
 }  // namespace

@@ -1,0 +1,112 @@
+// Asynchronous copies, families AsyncCopy and AsyncGroup: cp.async (global → shared::cta, .ca unless
+// given), cp.async.bulk (its state spaces and completion from where its operands lie), the commit and
+// wait groups. cp.async.bulk.tensor is refused: the kernel creates no tensor maps.
+#include "ptxgen/Kernel.hpp"
+#include "ptxgen/emit/Emit.hpp"
+#include "support/Diagnostic.hpp"
+
+namespace ptxmm::ptxgen::emit {
+namespace {
+
+using ptx::OpFamily;
+using ptx::OpId;
+using ptx::Space;
+
+bool isShared(Space s) { return s == Space::SharedCta || s == Space::SharedCluster; }
+
+void emitCpAsync(Writer& w) {
+  w.need(3);
+  const auto& ops = w.in.operands;
+  auto d = w.address(ops[0]);
+  auto s = w.address(ops[1]);
+  if (d.space == Space::Global || s.space != Space::Global)
+    throw DiagnosticError(w.in.src, "cp.async copies global → shared::cta");
+  std::string rest;
+  for (size_t k = 2; k < ops.size(); ++k) rest += ", " + w.value(ops[k], 32);
+  w.out() << "  " << w.guard << spell(w.in) << " " << d.text << ", " << s.text << rest << ";\n";
+}
+
+/// `[dst], [src], size{, [mbar]}{, ctaMask}{, policy}`: global → shared::cluster (or shared::cta as
+/// written), shared::cta → global, or shared::cta → shared::cluster; a multicast CTA mask is .b16.
+void emitCpAsyncBulk(Writer& w) {
+  w.need(3);
+  const auto& ops = w.in.operands;
+  auto d = w.address(ops[0]);
+  auto s = w.address(ops[1]);
+  Instr copy = w.in;
+  if (d.space == Space::Global) {
+    copy.space = Space::Global;
+    copy.srcSpace = Space::SharedCta;
+  } else {
+    copy.space = w.in.space == Space::SharedCta ? Space::SharedCta : Space::SharedCluster;
+    copy.srcSpace = s.space == Space::Global ? Space::Global : Space::SharedCta;
+  }
+  std::string rest = ", " + w.value(ops[2], 32);
+  for (size_t k = 3; k < ops.size(); ++k) {
+    if (isAddress(ops[k])) {
+      rest += ", " + w.address(ops[k]).text;
+      continue;
+    }
+    std::string v = w.value(ops[k], 32);
+    if (w.in.hasFlag("multicast::cluster") && ops[k].kind == Operand::Kind::Imm) {
+      w.out() << "  mov.u16 %rs0, " << ops[k].imm << ";\n";
+      v = "%rs0";
+    }
+    rest += ", " + v;
+  }
+  w.out() << "  " << w.guard << spell(copy, copy.space) << " " << d.text << ", " << s.text << rest << ";\n";
+}
+
+void refuseTensorCopy(Writer& w) {
+  throw DiagnosticError(w.in.src,
+                        "cp.async.bulk.tensor needs a CUtensorMap encoded on the host (cuTensorMapEncodeTiled) for "
+                        "each instance's tensor, which the stress kernel does not create; and the litmus "
+                        "abstraction (the copy delivers the descriptor version, docs/lowering.md \"Tensor maps\") "
+                        "has no hardware counterpart");
+}
+
+void emitBare(Writer& w) { w.bare(); }
+
+/// wait_group N (N = 0 when not given).
+void emitWaitGroup(Writer& w) {
+  const auto& ops = w.in.operands;
+  w.out() << "  " << w.guard << spell(w.in) << " " << (ops.empty() ? "0" : w.value(ops[0], 32)) << ";\n";
+}
+
+constexpr OpEmitter kAsyncCopy[] = {
+    {OpId::CpAsync, emitCpAsync}, {OpId::CpAsyncBulk, emitCpAsyncBulk}, {OpId::CpAsyncBulkTensor, refuseTensorCopy}};
+constexpr OpEmitter kAsyncGroup[] = {{OpId::CpAsyncCommit, emitBare},
+                                     {OpId::CpAsyncWaitGroup, emitWaitGroup},
+                                     {OpId::CpAsyncWaitAll, emitBare},
+                                     {OpId::CpAsyncBulkCommit, emitBare},
+                                     {OpId::CpAsyncBulkWait, emitWaitGroup}};
+static_assert(coversFamily(kAsyncCopy, OpFamily::AsyncCopy),
+              "every AsyncCopy row of PtxOps.def needs its emitter in kAsyncCopy");
+static_assert(coversFamily(kAsyncGroup, OpFamily::AsyncGroup),
+              "every AsyncGroup row of PtxOps.def needs its emitter in kAsyncGroup");
+
+}  // namespace
+
+void emitAsyncCopy(Writer& w) { emitFrom(kAsyncCopy, w); }
+void emitAsyncGroup(Writer& w) { emitFrom(kAsyncGroup, w); }
+
+void regsAsyncCopy(const Instr&, Regs&) {}
+void regsAsyncGroup(const Instr&, Regs&) {}
+
+void defaultsAsyncCopy(const Instr& in, Qualifiers& q) {
+  if (in.op == OpId::CpAsync) {
+    q.space = Space::SharedCta;
+    q.groupDefaults = {{"cacheop", ".ca"}};
+  }
+  if (in.op == OpId::CpAsyncBulk) {
+    // Completion by mbarrier into shared memory, by bulk group into global memory (from the space as
+    // given; the generator always gives the destination's space).
+    q.groupDefaults = {{"completion", isShared(q.space) ? ".mbarrier::complete_tx::bytes" : ".bulk_group"}};
+    if (q.space == Space::Generic) q.space = Space::SharedCluster;
+  }
+  if (in.op == OpId::CpAsyncBulkTensor && in.space == Space::SharedCta) q.minPtx = 86;  // .shared::cta destination
+}
+
+void defaultsAsyncGroup(const Instr&, Qualifiers&) {}
+
+}  // namespace ptxmm::ptxgen::emit
