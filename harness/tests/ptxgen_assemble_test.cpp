@@ -170,6 +170,34 @@ exists (1:r0 == 1))",
             "sm_90a");
 }
 
+TEST_CASE("32-bit register operands are converted before the instruction that uses them", "[ptxgen][ptxas]") {
+  // red, mbarrier.init/expect_tx and the tensormap acquire fence take a 32-bit value: the conversion
+  // of the 64-bit litmus register is its own instruction, written before the line that uses it.
+  const std::string text = R"(PTX REG-OPERANDS
+{ x = 0; tmap = 1; .shared bar = 0; }
+P0@cta 0,cluster 0,gpu 0:
+    ld.relaxed.gpu.global.u32 r1, [x];
+    red.relaxed.gpu.global.add.u32 [x], r1;
+    mbarrier.init.shared::cta.b64 [bar], r1;
+    mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [bar], r1;
+    fence.proxy.tensormap::generic.acquire.gpu [tmap], 128;
+exists (x == 1))";
+  auto test = litmus::parseTest(text, "inline.litmus");
+  ptxgen::GenOptions o;
+  o.arch = "sm_90a";
+  auto k = ptxgen::generate(test, o);
+  for (const char* op : {"red.relaxed.gpu.global.add.u32", "mbarrier.init.shared::cta.b64",
+                         "mbarrier.expect_tx.relaxed.cta.shared::cta.b64"}) {
+    const size_t at = k.ptx.find(op);
+    REQUIRE(at != std::string::npos);
+    const std::string line = k.ptx.substr(at, k.ptx.find('\n', at) - at);
+    INFO(line);
+    CHECK(line.find("cvt") == std::string::npos);
+    CHECK(line.back() == ';');
+  }
+  assembles(text, "sm_90a");
+}
+
 TEST_CASE("ptxas diagnostics are returned for bad PTX", "[ptxgen][ptxas]") {
   if (!havePtxas()) {
     WARN("ptxas not found: skipped");

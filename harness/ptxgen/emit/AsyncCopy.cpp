@@ -70,7 +70,8 @@ void emitBare(Writer& w) { w.bare(); }
 /// wait_group N (N = 0 when not given).
 void emitWaitGroup(Writer& w) {
   const auto& ops = w.in.operands;
-  w.out() << "  " << w.guard << spell(w.in) << " " << (ops.empty() ? "0" : w.value(ops[0], 32)) << ";\n";
+  const std::string n = ops.empty() ? "0" : w.value(ops[0], 32);  // a conversion goes before the line
+  w.out() << "  " << w.guard << spell(w.in) << " " << n << ";\n";
 }
 
 constexpr OpEmitter kAsyncCopy[] = {

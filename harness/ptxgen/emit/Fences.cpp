@@ -30,9 +30,9 @@ void emitFenceProxyTmap(Writer& w) {
   const auto& ops = w.in.operands;
   if (ops.empty() || !isAddress(ops[0])) return w.bare();
   auto a = w.address(ops[0]);
-  w.out() << "  " << w.guard << spell(w.in) << " " << a.text;
-  for (size_t k = 1; k < ops.size(); ++k) w.out() << ", " << w.value(ops[k], 32);
-  w.out() << ";\n";
+  std::string rest;  // conversions of register operands go before the line
+  for (size_t k = 1; k < ops.size(); ++k) rest += ", " + w.value(ops[k], 32);
+  w.out() << "  " << w.guard << spell(w.in) << " " << a.text << rest << ";\n";
 }
 
 constexpr OpEmitter kFence[] = {{OpId::Fence, emitBare}, {OpId::Membar, emitBare}, {OpId::FenceMbarrierInit, emitBare}};

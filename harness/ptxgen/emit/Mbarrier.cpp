@@ -20,9 +20,8 @@ void emitOnBarrier(Writer& w) {
   w.need(1);
   const auto& ops = w.in.operands;
   auto a = w.address(ops[0]);
-  w.out() << "  " << w.guard << spell(w.in, a.space) << " " << a.text;
-  if (ops.size() > 1) w.out() << ", " << w.value(ops[1], 32);
-  w.out() << ";\n";
+  const std::string v = ops.size() > 1 ? ", " + w.value(ops[1], 32) : "";  // a conversion goes before the line
+  w.out() << "  " << w.guard << spell(w.in, a.space) << " " << a.text << v << ";\n";
 }
 
 /// arrive, arrive_drop: `{state, }[addr]{, count}`; the state is discarded (`_`) for a remote barrier,

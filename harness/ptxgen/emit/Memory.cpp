@@ -112,8 +112,8 @@ void emitRed(Writer& w) {
   w.need(2);
   const auto& ops = w.in.operands;
   auto a = w.address(ops[0]);
-  w.out() << "  " << w.guard << spell(w.in, a.space) << " " << a.text << ", " << w.value(ops[1], valueBits(w.in))
-          << ";\n";
+  const std::string v = w.value(ops[1], valueBits(w.in));  // a conversion goes before the line
+  w.out() << "  " << w.guard << spell(w.in, a.space) << " " << a.text << ", " << v << ";\n";
 }
 
 /// suatom / sured: Dat3M's surface atomics; PTX has no atomic through a surface (the parser marks
