@@ -357,7 +357,7 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
       // --liveness: a hang the expectation does not name fails the test.
       const bool named =
           e && ((!o.live->deadlock || e->flags.count("deadlock")) && (!o.live->livelock || e->flags.count("livelock")));
-      if (options.liveness && !options.bless && o.live->verdict == "hangs" && !named) {
+      if (options.liveness && !options.bless && o.live->hangs() && !named) {
         o.kind = TestOutcome::Fail;
         const std::string m = "may hang: " + livenessLine(*o.live);
         o.diag += fmt::format("FAIL {}: {}\n", file.string(), m);
@@ -476,7 +476,7 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
       case Status::Unknown: ++sum.unknown; break;
     }
     sum.internalErrors += o.internal;
-    if (o.live && o.live->verdict == "hangs") {
+    if (o.live && o.live->hangs()) {
       ++sum.hangs;
       sum.deadlocks += o.live->deadlock;
       sum.livelocks += o.live->livelock;

@@ -206,7 +206,7 @@ LivenessReport liveness(const Verdict& v) {
   LivenessReport r;
   r.deadlock = v.flags.count("deadlock") > 0;
   r.livelock = v.flags.count("livelock") > 0;
-  if (r.deadlock || r.livelock)
+  if (r.hangs())
     r.verdict = "hangs";
   else if (v.flags.count("cut"))
     r.verdict = "bounded";

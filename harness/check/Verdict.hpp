@@ -174,6 +174,7 @@ struct LivenessReport {
   bool deadlock = false;
   bool livelock = false;
   std::vector<std::string> notes;  ///< where threads wait forever ("livelock: P1 l.7 ...")
+  [[nodiscard]] bool hangs() const { return deadlock || livelock; }
 };
 [[nodiscard]] LivenessReport liveness(const Verdict& v);
 /// One line for logs: "Live", "Bounded (...)", "Hangs: ...".
