@@ -22,21 +22,24 @@ namespace {
 
 using ptx::OpId;
 
+/// The instructions whose removal the analysis tries: fences, proxy fences and the waits of async groups
+/// (not their commits, which only close a group).
 bool isRemovedFence(OpId op) {
-  switch (op) {
-    case OpId::Fence:
-    case OpId::Membar:
-    case OpId::FenceProxyAlias:
-    case OpId::FenceProxyKind:
-    case OpId::FenceProxyAsync:
-    case OpId::FenceProxyAsyncGen:
-    case OpId::FenceProxyTmap:
-    case OpId::FenceMbarrierInit:
-    case OpId::CpAsyncWaitGroup:
-    case OpId::CpAsyncWaitAll:
-    case OpId::CpAsyncBulkWait: return true;
-    default: return false;
+  switch (ptx::opInfo(op).family) {
+    case ptx::OpFamily::Fence:
+    case ptx::OpFamily::ProxyFence: return true;
+    case ptx::OpFamily::AsyncGroup: return op != OpId::CpAsyncCommit && op != OpId::CpAsyncBulkCommit;
+    case ptx::OpFamily::Read:
+    case ptx::OpFamily::Write:
+    case ptx::OpFamily::Rmw:
+    case ptx::OpFamily::Barrier:
+    case ptx::OpFamily::Mbarrier:
+    case ptx::OpFamily::AsyncCopy:
+    case ptx::OpFamily::Clc:
+    case ptx::OpFamily::Local:
+    case ptx::OpFamily::Branch: return false;
   }
+  return false;
 }
 
 bool isWeakenableMbarrier(const litmus::Instr& in) {

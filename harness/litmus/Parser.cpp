@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "litmus/Validate.hpp"
 #include "ptx/Ops.hpp"
 #include "support/Budget.hpp"
 
@@ -89,13 +90,10 @@ struct Range {
 };
 
 /// Where each decoded qualifier was written (for errors pointing at the offending token).
-struct QualLocs {
+/// Offsets of the qualifier groups of the instruction being read (Validate.hpp's QualLocs, as offsets).
+struct QualOffsets {
   std::map<std::string, size_t> byGroup;  ///< group name → offset of its qualifier
   size_t mnemonic = 0;
-  [[nodiscard]] size_t at(const std::string& g) const {
-    auto it = byGroup.find(g);
-    return it == byGroup.end() ? mnemonic : it->second;
-  }
 };
 
 /// Operand as first read, before the signature decides what an identifier is.
@@ -638,7 +636,7 @@ class Parser {
     }
     if (p < e && !isSpace(t_[p]) && t_[p] != '[' && t_[p] != '{')
       fail(p, std::string("unexpected character '") + t_[p] + "' in instruction mnemonic");
-    QualLocs ql;
+    QualOffsets ql;
     ql.mnemonic = ms;
     const OpInfo* op = &decodeMnemonic(Range{ms, p}, in, ql);
     std::vector<RawOperand> raw = parseOperands(Range{skipWsIn(p, e), e});
@@ -649,8 +647,16 @@ class Parser {
     }
     bareAddr_ = false;
     assignOperands(*op, raw, in, Range{ms, p});
-    dialectForms(in, ql);
-    validate(ptx::opInfo(in.op), in, ql);
+    InstrContext cx;
+    cx.quals.mnemonic = src_.loc(ql.mnemonic);
+    for (const auto& [group, off] : ql.byGroup) cx.quals.byGroup.emplace(group, src_.loc(off));
+    cx.mnemonicSpelling = mnemonicSpelling_;
+    cx.bareAddresses = bareAddr_;
+    cx.blockLayout = test_.blockLayout;
+    cx.warnings = &test_.warnings;
+    cx.before = &pre_;
+    readDialectForms(in, cx);
+    validate(in, cx);
     return in;
   }
 
@@ -666,126 +672,6 @@ class Parser {
     return raw[1].ident && v.loc.cta < 0 && !isLocation(v.name);
   }
 
-  void warn(size_t off, const std::string& msg) {
-    test_.warnings.push_back(Diagnostic{Severity::Warning, src_.loc(off), msg});
-  }
-
-  /// The Dat3M forms that PTX forbids, given the dialect's meaning with a warning (only in the Dat3M
-  /// spelling: bare location operands, no type, no state space; in PTX spelling `validate` rejects
-  /// them). Also the Dat3M barrier operands `K{, ID{, N}}`. litmus/README.md "Dat3M dialect forms".
-  void dialectForms(Instr& in, const QualLocs& ql) {
-    const bool dat3m = bareAddr_ && in.type == DataType::None && in.space == Space::Generic;
-    auto scFence = [&](const char* what, const char* as) {
-      warn(ql.at("sem"), std::string("PTX has no `.sc` ") + what +
-                             " (PTX ISA 9.2 §9.7.9.8, §9.7.9.11, §9.7.13.5: .sc is a fence semantics); read as "
-                             "`fence.sc` followed by the " +
-                             as + " access (the fence orders it in Fence-SC order, PTX ISA 9.2 §8.9.3)");
-      Instr f;
-      f.src = in.src;
-      f.op = OpId::Fence;
-      f.sem = Sem::Sc;
-      f.scope = in.scope == Scope::None ? Scope::Gpu : in.scope;
-      pre_.push_back(std::move(f));
-    };
-    switch (in.op) {
-      case OpId::Ld:
-      case OpId::St: {
-        if (!dat3m) return;
-        const bool ld = in.op == OpId::Ld;
-        const std::string mn = ld ? "ld" : "st";
-        if (in.sem == Sem::Sc) {
-          scFence(ld ? "load" : "store", ld ? ".acquire" : ".release");
-          in.sem = ld ? Sem::Acquire : Sem::Release;
-        } else if (in.sem == Sem::AcqRel) {
-          warn(ql.at("sem"), "`" + mn + ".acq_rel` is not PTX (PTX ISA 9.2 §9.7.9." + (ld ? "8" : "11") +
-                                 "); read as `" + mn + (ld ? ".acquire`" : ".release`"));
-          in.sem = ld ? Sem::Acquire : Sem::Release;
-        } else if (in.sem == (ld ? Sem::Release : Sem::Acquire)) {
-          warn(ql.at("sem"), "`" + mn + semName(in.sem) + "` is not PTX (PTX ISA 9.2 §9.7.9." + (ld ? "8" : "11") +
-                                 "); a " + (ld ? "load has no release" : "store has no acquire") + " side: read as `" +
-                                 mn + ".relaxed`");
-          in.sem = Sem::Relaxed;
-        }
-        return;
-      }
-      case OpId::Atom:
-      case OpId::Red:
-      case OpId::Suatom:
-      case OpId::Sured: {
-        const bool surf = in.op == OpId::Suatom || in.op == OpId::Sured;
-        const bool red = in.op == OpId::Red || in.op == OpId::Sured;
-        if (surf) in.dialect = true;
-        if (!dat3m && !surf) return;  // PTX spelling: validate() applies the PTX rules
-        for (const char* o : {"sub", "mul", "div"})
-          if (in.hasFlag(o)) {
-            warn(ql.at("atomop"), std::string("`.") + o +
-                                      "` is not a PTX atom/red operation (PTX ISA 9.2 §9.7.13.5 lists .and .or .xor "
-                                      ".cas .exch .add .inc .dec .min .max); read as the Dat3M atomic " +
-                                      (std::string(o) == "sub"   ? "subtraction (an add of the negated operand)"
-                                       : std::string(o) == "mul" ? "multiplication"
-                                                                 : "division"));
-            in.dialect = true;
-          }
-        if (in.sem == Sem::Weak) {
-          warn(ql.at("sem"),
-               "PTX atom/red have no `.weak` (PTX ISA 9.2 §9.7.13.5); read as the Dat3M weak read-modify-write "
-               "(atomic, but not morally strong: it can race)");
-          in.dialect = true;
-          in.scope = Scope::None;
-        }
-        if (in.sem == Sem::Sc) {
-          scFence(red ? "reduction" : "atomic", ".acq_rel");
-          in.sem = Sem::AcqRel;
-        }
-        if (red && (in.sem == Sem::Acquire || in.sem == Sem::AcqRel)) {
-          if (!pre_.empty()) {
-            // already warned about .sc
-          } else {
-            warn(ql.at("sem"), "`red" + semName(in.sem) +
-                                   "` is not PTX (PTX ISA 9.2 §9.7.13.6: red accepts .relaxed and .release); read "
-                                   "as the `atom` whose result is discarded");
-          }
-          in.op = in.op == OpId::Red ? OpId::Atom : OpId::Suatom;
-          Operand sink;
-          sink.kind = Operand::Kind::Sink;
-          sink.src = in.src;
-          in.operands.insert(in.operands.begin(), sink);
-        }
-        return;
-      }
-      case OpId::BarSync:
-      case OpId::BarArrive: {
-        // Dat3M `bar.cta.{sync,arrive} K{, ID{, N}}`: K names the instruction, ID the logical barrier,
-        // N the participating threads. In the column layout (the Dat3M dialect) and whenever three
-        // operands are given; otherwise `bar.cta.sync a{, b}` is PTX (id, thread count).
-        const bool sync = in.op == OpId::BarSync;
-        const bool dat3mBar = (mnemonicSpelling_ == "bar.cta.sync" || mnemonicSpelling_ == "bar.cta.arrive") &&
-                              (!test_.blockLayout || in.operands.size() == 3);
-        if (dat3mBar) {
-          if (in.operands[0].kind != Operand::Kind::Imm)
-            throw DiagnosticError(in.operands[0].src,
-                                  "the first operand of the Dat3M `" + mnemonicSpelling_ +
-                                      " K, ID, N` names the barrier instruction and must be a constant");
-          if (in.operands.size() > 1) in.operands.erase(in.operands.begin());
-        } else if (in.operands.size() == 3) {
-          fail(ql.mnemonic, "`" + mnemonicSpelling_ + "` takes `a{, b}` (PTX ISA 9.2 §9.7.13.1)");
-        }
-        if (!sync && in.operands.size() == 1) {
-          if (mnemonicSpelling_ != "bar.cta.arrive")
-            fail(ql.mnemonic, "`" + mnemonicSpelling_ +
-                                  " a` needs a thread count: `a, b` (PTX ISA 9.2 §9.7.13.1: \"a non-zero thread "
-                                  "count is required for barrier{.cta}.arrive\")");
-          warn(ql.mnemonic,
-               "PTX requires a thread count for `bar.arrive` (PTX ISA 9.2 §9.7.13.1); the Dat3M `bar.cta.arrive` "
-               "without one is read as an arrival for all threads of the CTA");
-          in.dialect = true;
-        }
-        return;
-      }
-      default: return;
-    }
-  }
-
   std::vector<Part> splitParts(Range r) const {
     std::vector<Part> parts;
     size_t s = r.b;
@@ -798,7 +684,7 @@ class Parser {
     return parts;
   }
 
-  const OpInfo& decodeMnemonic(Range r, Instr& in, QualLocs& ql) {
+  const OpInfo& decodeMnemonic(Range r, Instr& in, QualOffsets& ql) {
     std::vector<Part> parts = splitParts(r);
     const OpInfo* op = nullptr;
     size_t k = parts.size();
@@ -1132,441 +1018,6 @@ class Parser {
   }
 
   // ---- validation of qualifier combinations (PTX ISA 9.2) ----
-  [[noreturn]] void bad(const QualLocs& ql, const std::string& group, const std::string& msg) const {
-    fail(ql.at(group), msg);
-  }
-  static std::string semName(Sem s) { return "." + std::string(ptx::toString(s)); }
-
-  void requireSem(const OpInfo& op, Instr& in, const QualLocs& ql, std::initializer_list<Sem> allowed, Sem dflt) {
-    if (in.sem == Sem::None) {
-      in.sem = dflt;
-      return;
-    }
-    for (Sem s : allowed)
-      if (s == in.sem) return;
-    std::string list;
-    for (Sem s : allowed) list += (list.empty() ? "" : ", ") + semName(s);
-    bad(ql, "sem",
-        "`" + std::string(op.mnemonic) + semName(in.sem) + "` is invalid: " + std::string(op.mnemonic) + " accepts " +
-            list + " (PTX ISA 9.2 §" + std::string(op.isaSection) + ")");
-  }
-
-  void requireScope(const OpInfo& op, Instr& in, const QualLocs& ql, std::initializer_list<Scope> allowed, Scope dflt) {
-    if (in.scope == Scope::None) {
-      if (dflt == Scope::None)
-        bad(ql, "sem",
-            "`" + std::string(op.mnemonic) + (in.sem != Sem::None ? semName(in.sem) : "") +
-                "` needs a scope (.cta, .cluster, .gpu or .sys) (PTX ISA 9.2 §" + std::string(op.isaSection) + ")");
-      in.scope = dflt;
-      return;
-    }
-    for (Scope s : allowed)
-      if (s == in.scope) return;
-    std::string list;
-    for (Scope s : allowed) list += (list.empty() ? "." : ", .") + std::string(ptx::toString(s));
-    bad(ql, "scope",
-        "scope `." + std::string(ptx::toString(in.scope)) + "` is invalid for `" + std::string(op.mnemonic) +
-            "`: it accepts " + list + " (PTX ISA 9.2 §" + std::string(op.isaSection) + ")");
-  }
-
-  void checkSyncRestrict(const OpInfo& op, Instr& in, const QualLocs& ql) {
-    const char* rule =
-        " (PTX ISA 9.2 §9.7.13.4: `.sync_restrict::shared::cta` requires `.release`, "
-        "`.sync_restrict::shared::cluster` requires `.acquire`, and the scope must be `.cluster`)";
-    bool cta = in.hasFlag("sync_restrict::shared::cta");
-    bool cluster = in.hasFlag("sync_restrict::shared::cluster");
-    if (!cta && !cluster) return;
-    if (cta && in.sem != Sem::Release)
-      bad(ql, "sem", "`" + semName(in.sem) + "` cannot be combined with `.sync_restrict::shared::cta`" + rule);
-    if (cluster && in.sem != Sem::Acquire)
-      bad(ql, "sem", "`" + semName(in.sem) + "` cannot be combined with `.sync_restrict::shared::cluster`" + rule);
-    if (in.scope != Scope::Cluster) {
-      if (in.scope == Scope::None)
-        bad(ql, "sync_restrict",
-            "`" + std::string(op.mnemonic) + "` with `.sync_restrict` needs scope `.cluster`" + rule);
-      bad(ql, "scope", "scope `." + std::string(ptx::toString(in.scope)) + "` is invalid with `.sync_restrict`" + rule);
-    }
-  }
-
-  void noScopeOnWeak(const OpInfo& op, const Instr& in, const QualLocs& ql) {
-    if (in.scope != Scope::None && (in.sem == Sem::Weak || in.sem == Sem::Volatile || in.sem == Sem::None))
-      bad(ql, "scope",
-          "scope `." + std::string(ptx::toString(in.scope)) + "` on a " +
-              (in.sem == Sem::Volatile ? std::string(".volatile") : std::string(".weak")) + " `" +
-              std::string(op.mnemonic) +
-              "`: only .relaxed, .acquire and .release accesses take a scope (PTX ISA 9.2 §" +
-              std::string(op.isaSection) + ")");
-  }
-
-  void requireFlag(const OpInfo& op, const Instr& in, const QualLocs& ql, const std::string& group,
-                   const std::string& what) {
-    for (auto v : ptx::qualifierGroupValues(group))
-      if (in.hasFlag(v)) return;
-    fail(ql.mnemonic,
-         "`" + std::string(op.mnemonic) + "` needs " + what + " (PTX ISA 9.2 §" + std::string(op.isaSection) + ")");
-  }
-
-  void validate(const OpInfo& op, Instr& in, const QualLocs& ql) {
-    switch (op.id) {
-      case OpId::Ld:
-      case OpId::St: {
-        bool ld = op.id == OpId::Ld;
-        if (ld)
-          requireSem(op, in, ql, {Sem::Weak, Sem::Relaxed, Sem::Acquire, Sem::Volatile, Sem::Mmio}, Sem::Weak);
-        else
-          requireSem(op, in, ql, {Sem::Weak, Sem::Relaxed, Sem::Release, Sem::Volatile, Sem::Mmio}, Sem::Weak);
-        if (in.sem == Sem::Mmio) {
-          if (in.scope != Scope::Sys)
-            bad(ql, "sem", "`.mmio` accesses need `.relaxed.sys` (PTX ISA 9.2 §" + std::string(op.isaSection) + ")");
-        } else if (in.sem == Sem::Weak || in.sem == Sem::Volatile) {
-          noScopeOnWeak(op, in, ql);
-        } else {
-          requireScope(op, in, ql, {Scope::Cta, Scope::Cluster, Scope::Gpu, Scope::Sys}, Scope::None);
-        }
-        break;
-      }
-      case OpId::Tld:
-      case OpId::Suld:
-      case OpId::Sust:
-      case OpId::Cold: requireSem(op, in, ql, {Sem::Weak}, Sem::Weak); break;
-      case OpId::Atom:
-      case OpId::Red:
-      case OpId::Suatom:
-      case OpId::Sured: {
-        bool atom = op.id == OpId::Atom || op.id == OpId::Suatom;
-        if (in.sem == Sem::Weak && in.dialect) {
-          // Dat3M weak RMW (dialectForms warned): no scope.
-        } else if (atom) {
-          requireSem(op, in, ql, {Sem::Relaxed, Sem::Acquire, Sem::Release, Sem::AcqRel}, Sem::Relaxed);
-        } else {
-          requireSem(op, in, ql, {Sem::Relaxed, Sem::Release}, Sem::Relaxed);
-        }
-        if (in.sem != Sem::Weak)
-          requireScope(op, in, ql, {Scope::Cta, Scope::Cluster, Scope::Gpu, Scope::Sys}, Scope::Gpu);
-        for (const char* o : {"sub", "mul", "div"})
-          if (in.hasFlag(o) && !in.dialect)
-            bad(ql, "atomop",
-                std::string("`.") + o +
-                    "` is not a PTX atom/red operation (PTX ISA 9.2 §9.7.13.5: .and .or .xor .cas .exch .add .inc "
-                    ".dec .min .max); the Dat3M spelling `atom.<sem>.<scope>." +
-                    o + " r, x, v` (bare location, no type) reads it as the Dat3M operation");
-        requireFlag(op, in, ql, "atomop", "an operation (.add, .cas, .exch, .and, .or, .xor, .min, .max, .inc, .dec)");
-        bool cas = in.hasFlag("cas");
-        if (!atom && (cas || in.hasFlag("exch")))
-          bad(ql, "atomop", "`red` has no `.cas`/`.exch` (use atom) (PTX ISA 9.2 §9.7.13.6)");
-        if (atom && cas && in.operands.size() != 4)
-          fail(ql.mnemonic, "`atom.cas` takes 4 operands (d, [a], b, c), got " + std::to_string(in.operands.size()) +
-                                " (PTX ISA 9.2 §9.7.13.5)");
-        if (atom && !cas && in.operands.size() != 3)
-          fail(ql.mnemonic, "`atom` takes 3 operands (d, [a], b), got " + std::to_string(in.operands.size()) +
-                                " (only .cas takes 4) (PTX ISA 9.2 §9.7.13.5)");
-        break;
-      }
-      case OpId::Fence:
-        requireSem(op, in, ql, {Sem::Sc, Sem::AcqRel, Sem::Acquire, Sem::Release}, Sem::AcqRel);
-        requireScope(op, in, ql, {Scope::Cta, Scope::Cluster, Scope::Gpu, Scope::Sys}, Scope::None);
-        checkSyncRestrict(op, in, ql);
-        break;
-      case OpId::Membar: requireFlag(op, in, ql, "membar_level", "a level (.cta, .gl or .sys)"); break;
-      case OpId::FenceProxyKind:
-        requireFlag(op, in, ql, "proxykind", "a proxy kind (.surface, .texture, .constant, .generic)");
-        break;
-      case OpId::FenceProxyAsync:
-        if (in.space != Space::Generic && in.space != Space::Global && in.space != Space::SharedCta &&
-            in.space != Space::SharedCluster)
-          bad(ql, "space",
-              "`fence.proxy.async` accepts .global, .shared::cta, .shared::cluster (PTX ISA 9.2 §9.7.13.4)");
-        break;
-      case OpId::FenceProxyAsyncGen:
-        if (in.sem != Sem::Acquire && in.sem != Sem::Release)
-          bad(ql, "sem", "`fence.proxy.async::generic` needs `.release` or `.acquire` (PTX ISA 9.2 §9.7.13.4)");
-        if (!in.hasFlag("sync_restrict::shared::cta") && !in.hasFlag("sync_restrict::shared::cluster"))
-          fail(ql.mnemonic,
-               "`fence.proxy.async::generic` needs `.sync_restrict::shared::cta` (with .release) or "
-               "`.sync_restrict::shared::cluster` (with .acquire) (PTX ISA 9.2 §9.7.13.4)");
-        checkSyncRestrict(op, in, ql);
-        break;
-      case OpId::FenceProxyTmap:
-        if (in.sem != Sem::Acquire && in.sem != Sem::Release)
-          bad(ql, "sem", "`fence.proxy.tensormap::generic` needs `.release` or `.acquire` (PTX ISA 9.2 §9.7.13.4)");
-        requireScope(op, in, ql, {Scope::Cta, Scope::Cluster, Scope::Gpu, Scope::Sys}, Scope::None);
-        if (in.sem == Sem::Release && !in.operands.empty())
-          fail(ql.mnemonic, "`fence.proxy.tensormap::generic.release` takes no operands (PTX ISA 9.2 §9.7.13.4)");
-        if (in.sem == Sem::Acquire) {
-          if (in.operands.size() != 2 || in.operands[0].kind != Operand::Kind::Addr ||
-              in.operands[1].kind != Operand::Kind::Imm || in.operands[1].imm != 128)
-            fail(ql.mnemonic, "`fence.proxy.tensormap::generic.acquire` takes `[addr], 128` (PTX ISA 9.2 §9.7.13.4)");
-        }
-        break;
-      case OpId::FenceMbarrierInit:
-        requireSem(op, in, ql, {Sem::Release}, Sem::Release);
-        requireScope(op, in, ql, {Scope::Cluster}, Scope::Cluster);
-        break;
-      case OpId::BarrierClusterArrive: requireSem(op, in, ql, {Sem::Release, Sem::Relaxed}, Sem::Release); break;
-      case OpId::BarrierClusterWait: requireSem(op, in, ql, {Sem::Acquire}, Sem::Acquire); break;
-      case OpId::MbarrierArrive:
-      case OpId::MbarrierArriveDrop:
-        requireSem(op, in, ql, {Sem::Release, Sem::Relaxed}, Sem::Release);
-        requireScope(op, in, ql, {Scope::Cta, Scope::Cluster}, Scope::Cta);
-        if (in.hasFlag("expect_tx") && in.operands.size() != 3)
-          fail(ql.mnemonic, "`mbarrier.arrive.expect_tx` takes `state, [addr], txCount` (PTX ISA 9.2 §9.7.13.15.13)");
-        break;
-      case OpId::MbarrierExpectTx:
-      case OpId::MbarrierCompleteTx:
-        requireSem(op, in, ql, {Sem::Relaxed}, Sem::Relaxed);
-        requireScope(op, in, ql, {Scope::Cta, Scope::Cluster}, Scope::Cta);
-        break;
-      case OpId::MbarrierTestWait:
-      case OpId::MbarrierTryWait:
-        requireSem(op, in, ql, {Sem::Acquire, Sem::Relaxed}, Sem::Acquire);
-        requireScope(op, in, ql, {Scope::Cta, Scope::Cluster}, Scope::Cta);
-        break;
-      case OpId::CpAsync:
-        requireFlag(op, in, ql, "cacheop", "a cache operator (.ca or .cg)");
-        if (in.space != Space::SharedCta)
-          bad(ql, "dstspace", "`cp.async` copies to `.shared{::cta}` (PTX ISA 9.2 §9.7.9.25.3.1)");
-        if (in.srcSpace != Space::Global)
-          bad(ql, "srcspace", "`cp.async` copies from `.global` (PTX ISA 9.2 §9.7.9.25.3.1)");
-        break;
-      case OpId::CpAsyncBulk: {
-        requireFlag(op, in, ql, "completion", "a completion mechanism (.mbarrier::complete_tx::bytes or .bulk_group)");
-        bool mb = in.hasFlag("mbarrier::complete_tx::bytes");
-        if (in.space == Space::Generic || in.srcSpace == Space::Generic)
-          fail(ql.mnemonic, "`cp.async.bulk` needs a destination and a source state space (PTX ISA 9.2 §9.7.9.25.4.1)");
-        if (mb && in.space == Space::Global)
-          bad(ql, "completion",
-              "`.mbarrier::complete_tx::bytes` completion needs a shared destination; a copy to `.global` uses "
-              "`.bulk_group` (PTX ISA 9.2 §9.7.9.25.4.1)");
-        if (!mb && in.space != Space::Global)
-          bad(ql, "completion", "`.bulk_group` completion is for copies to `.global` (PTX ISA 9.2 §9.7.9.25.4.1)");
-        if (in.hasFlag("multicast::cluster") && (in.space != Space::SharedCluster || in.srcSpace != Space::Global))
-          bad(ql, "multicast", "`.multicast::cluster` needs `.shared::cluster.global` (PTX ISA 9.2 §9.7.9.25.4.1)");
-        size_t want = mb ? 4 : 3;
-        if (in.hasFlag("multicast::cluster")) want = 5;
-        if (in.operands.size() != want)
-          fail(ql.mnemonic, "this `cp.async.bulk` form takes " + std::to_string(want) + " operands, got " +
-                                std::to_string(in.operands.size()) + " (PTX ISA 9.2 §9.7.9.25.4.1)");
-        break;
-      }
-      case OpId::CpAsyncBulkTensor: validateTensorCopy(op, in, ql); break;
-      case OpId::TensormapReplace: validateTensormapReplace(op, in, ql); break;
-      case OpId::ClcTryCancel:
-        if (!in.hasFlag("async"))
-          fail(ql.mnemonic, "`clusterlaunchcontrol.try_cancel` needs the mandatory `.async` (PTX ISA 9.2 §9.7.13.17)");
-        requireFlag(op, in, ql, "completion", "the completion mechanism `.mbarrier::complete_tx::bytes`");
-        if (in.hasFlag("bulk_group"))
-          bad(ql, "completion",
-              "`clusterlaunchcontrol.try_cancel` completes through `.mbarrier::complete_tx::bytes` (PTX ISA 9.2 "
-              "§9.7.13.17)");
-        if (in.type != DataType::B128)
-          fail(ql.mnemonic, "`clusterlaunchcontrol.try_cancel` needs `.b128` (PTX ISA 9.2 §9.7.13.17)");
-        if (in.space != Space::Generic && in.space != Space::SharedCta)
-          bad(ql, "space", "`clusterlaunchcontrol.try_cancel` accepts only `.shared::cta` (PTX ISA 9.2 §9.7.13.17)");
-        for (const auto& o : in.operands)
-          if (o.kind != Operand::Kind::Addr)
-            fail(ql.mnemonic, "`clusterlaunchcontrol.try_cancel` takes `[addr], [mbar]` (PTX ISA 9.2 §9.7.13.17)");
-        break;
-      case OpId::ClcQueryCancel: {
-        requireFlag(op, in, ql, "query", "a query (.is_canceled, .get_first_ctaid, .get_first_ctaid::x/y/z)");
-        if (in.type != DataType::B128)
-          fail(ql.mnemonic, "`clusterlaunchcontrol.query_cancel` needs `.b128` (PTX ISA 9.2 §9.7.13.18)");
-        bool isCanceled = in.hasFlag("is_canceled");
-        bool vec = in.hasFlag("get_first_ctaid");
-        if (isCanceled && !in.hasFlag("pred"))
-          fail(ql.mnemonic, "`query_cancel.is_canceled` needs `.pred` (PTX ISA 9.2 §9.7.13.18)");
-        if (!isCanceled && !in.hasFlag("b32"))
-          fail(ql.mnemonic, "`query_cancel.get_first_ctaid` needs `.b32` (PTX ISA 9.2 §9.7.13.18)");
-        if (vec != in.hasFlag("v4"))
-          bad(ql, "vec", "`.v4` goes with `.get_first_ctaid` (vector result) only (PTX ISA 9.2 §9.7.13.18)");
-        bool vecOperand = in.operands[0].kind == Operand::Kind::Vector;
-        if (vec && (!vecOperand || in.operands[0].elems.size() != 4))
-          fail(ql.mnemonic, "`query_cancel.get_first_ctaid.v4` writes a 4-element vector `{x, y, z, _}`");
-        if (!vec && vecOperand) fail(ql.mnemonic, "this `query_cancel` form writes a single register");
-        break;
-      }
-      case OpId::Setp: requireFlag(op, in, ql, "cmp", "a comparison (.eq, .ne, .lt, .le, .gt, .ge, ...)"); break;
-      default: break;
-    }
-    checkOperandRanges(op, in);
-    if (in.type == DataType::B128 && op.id != OpId::Ld && op.id != OpId::St && op.id != OpId::ClcTryCancel &&
-        op.id != OpId::ClcQueryCancel && op.id != OpId::Mov)
-      bad(ql, "type", "`.b128` is only valid for ld, st, mov and clusterlaunchcontrol (PTX ISA 9.2)");
-    for (size_t i = 0; i < in.operands.size(); ++i)
-      if (in.operands[i].kind == Operand::Kind::Addr && !in.operands[i].elems.empty() &&
-          (op.id != OpId::CpAsyncBulkTensor || i != 1))
-        throw DiagnosticError(in.operands[i].src,
-                              "tensor coordinates `{...}` belong only to the tensor-map operand of "
-                              "`cp.async.bulk.tensor` (PTX ISA 9.2 §9.7.9.25.5.2)");
-  }
-
-  /// Immediate ranges, sizes and alignments that ptxas (or the PTX ISA) requires of the operands, checked
-  /// at parse time so that a test is rejected with the rule before a kernel is generated.
-  void checkOperandRanges(const OpInfo& op, const Instr& in) const {
-    auto imm = [&](size_t i) -> const Operand* {
-      return i < in.operands.size() && in.operands[i].kind == Operand::Kind::Imm ? &in.operands[i] : nullptr;
-    };
-    auto err = [&](const Operand& o, const std::string& msg) {
-      throw DiagnosticError(o.src, msg + " (PTX ISA 9.2 §" + std::string(op.isaSection) + ")");
-    };
-    switch (op.id) {
-      case OpId::BarSync:
-      case OpId::BarArrive:
-        if (const Operand* a = imm(0); a && (a->imm < 0 || a->imm > 15))
-          err(*a, "barrier id " + std::to_string(a->imm) + " out of range: a names one of the CTA's barriers 0..15");
-        if (const Operand* b = imm(1); b && b->imm <= 0)
-          err(*b, "the thread count of a barrier must be positive (`bar.arrive` needs a non-zero count)");
-        break;
-      case OpId::CpAsync: {
-        const Operand* size = imm(2);
-        if (in.operands.size() > 2 && !size)
-          throw DiagnosticError(in.operands[2].src, "cp-size is an integer constant (PTX ISA 9.2 §9.7.9.25.3.1)");
-        if (size && size->imm != 4 && size->imm != 8 && size->imm != 16)
-          err(*size, "cp-size " + std::to_string(size->imm) + " is invalid: cp-size can only be 4, 8 and 16");
-        if (size && in.hasFlag("cg") && size->imm != 16) err(*size, "`cp.async.cg` copies 16 bytes (cp-size 16)");
-        if (const Operand* src = imm(3); src && size && (src->imm < 0 || src->imm > size->imm))
-          err(*src, "src-size " + std::to_string(src->imm) + " exceeds cp-size " + std::to_string(size->imm));
-        for (size_t i = 0; i < 2 && i < in.operands.size(); ++i)
-          if (size && in.operands[i].kind == Operand::Kind::Addr && in.operands[i].imm % size->imm != 0)
-            err(in.operands[i], "the address must be aligned to cp-size (" + std::to_string(size->imm) + " bytes)");
-        break;
-      }
-      case OpId::CpAsyncBulk: {
-        if (const Operand* size = imm(2); size && (size->imm <= 0 || size->imm % 16 != 0))
-          err(*size, "size " + std::to_string(size->imm) + " is invalid: size must be a positive multiple of 16");
-        for (size_t i = 0; i < 2 && i < in.operands.size(); ++i)
-          if (in.operands[i].kind == Operand::Kind::Addr && in.operands[i].imm % 16 != 0)
-            err(in.operands[i], "dstMem and srcMem must be aligned to 16 bytes");
-        break;
-      }
-      case OpId::MbarrierInit:
-        if (const Operand* c = imm(1); c && (c->imm < 1 || c->imm > (1 << 20) - 1))
-          err(*c, "the expected arrival count must be in 1..2^20-1");
-        break;
-      case OpId::MbarrierExpectTx:
-      case OpId::MbarrierCompleteTx:
-        if (const Operand* c = imm(1); c && (c->imm < 0 || c->imm > (1 << 20) - 1))
-          err(*c, "txCount must be in 0..2^20-1 (the tx-count range of §9.7.13.15.2)");
-        break;
-      case OpId::MbarrierArrive:
-      case OpId::MbarrierArriveDrop: {
-        const Operand* c = imm(in.operands.size() - 1);
-        if (c && in.operands.size() >= 2 && in.operands[in.operands.size() - 2].kind == Operand::Kind::Addr &&
-            (c->imm < (in.hasFlag("expect_tx") ? 0 : 1) || c->imm > (1 << 20) - 1))
-          err(*c, in.hasFlag("expect_tx") ? "txCount must be in 0..2^20-1" : "the arrival count must be in 1..2^20-1");
-        break;
-      }
-      case OpId::CpAsyncWaitGroup:
-      case OpId::CpAsyncBulkWait:
-        if (const Operand* n = imm(0); n && n->imm < 0) err(*n, "the group count N must be non-negative");
-        break;
-      default: break;
-    }
-  }
-
-  /// cp.async.bulk.tensor (PTX ISA 9.2 §9.7.9.25.5.2): the global -> shared `.tile` forms with mbarrier
-  /// completion. `.tile` (the default load mode) is made explicit.
-  void validateTensorCopy(const OpInfo& op, Instr& in, const QualLocs& ql) {
-    const std::string sec = " (PTX ISA 9.2 §9.7.9.25.5.2)";
-    requireFlag(op, in, ql, "dim", "a dimension (.1d, .2d, .3d, .4d or .5d)");
-    if (in.space == Space::Global || in.srcSpace == Space::SharedCta)
-      fail(ql.mnemonic,
-           "the `.global.shared::cta` (tensor store) form of `cp.async.bulk.tensor` is not supported: a litmus "
-           "tensor map is one location holding a descriptor version, so the tensor it locates has no location "
-           "to store to (docs/lowering.md)");
-    if ((in.space != Space::SharedCluster && in.space != Space::SharedCta) || in.srcSpace != Space::Global)
-      fail(ql.mnemonic, "`cp.async.bulk.tensor` copies `.shared::cluster.global` or `.shared::cta.global`" + sec);
-    std::string mode;
-    for (auto v : ptx::qualifierGroupValues("load_mode"))
-      if (in.hasFlag(v)) mode = v;
-    if (mode.empty()) {
-      // PTX: "If .load_mode is not specified, it defaults to .tile" (canonical form: written out).
-      auto at = std::find_if(in.flags.begin(), in.flags.end(),
-                             [](const std::string& f) { return ptx::groupAccepts("dim", f); });
-      in.flags.insert(at == in.flags.end() ? at : at + 1, "tile");
-    } else if (mode != "tile") {
-      bad(ql, "load_mode",
-          "load mode `." + mode + "` is not supported: only `.tile` copies (one box per copy) are modelled" + sec);
-    }
-    requireFlag(op, in, ql, "completion", "the completion mechanism `.mbarrier::complete_tx::bytes`");
-    if (in.hasFlag("bulk_group"))
-      bad(ql, "completion", "a copy to shared memory completes through `.mbarrier::complete_tx::bytes`" + sec);
-    bool multicast = in.hasFlag("multicast::cluster");
-    if (multicast && in.space != Space::SharedCluster)
-      bad(ql, "multicast", "`.multicast::cluster` needs the `.shared::cluster` destination" + sec);
-    for (auto v : ptx::qualifierGroupValues("hints"))
-      if (in.hasFlag(v) && v != "L2::cache_hint")
-        bad(ql, "hints", "`cp.async.bulk.tensor` accepts only the hint `.L2::cache_hint`" + sec);
-    size_t want = 3 + (multicast ? 1 : 0) + (in.hasFlag("L2::cache_hint") ? 1 : 0);
-    if (in.operands.size() != want)
-      fail(ql.mnemonic, "this `cp.async.bulk.tensor` form takes " + std::to_string(want) +
-                            " operands ([dstMem], [tensorMap, {coords}], [mbar]" + (multicast ? ", ctaMask" : "") +
-                            (in.hasFlag("L2::cache_hint") ? ", cache-policy" : "") + "), got " +
-                            std::to_string(in.operands.size()) + sec);
-    if (in.operands[2].kind != Operand::Kind::Addr)
-      throw DiagnosticError(in.operands[2].src, "expected the mbarrier address `[mbar]`" + sec);
-    const Operand& map = in.operands[1];
-    size_t dims = 0;
-    for (size_t d = 1; d <= 5; ++d)
-      if (in.hasFlag(std::to_string(d) + "d")) dims = d;
-    if (map.elems.empty())
-      throw DiagnosticError(map.src, "`cp.async.bulk.tensor` names its tensor map as `[tensorMap, {c0, ...}]`" + sec);
-    if (map.elems.size() != dims)
-      throw DiagnosticError(map.src, "a `." + std::to_string(dims) + "d` `.tile` copy takes " + std::to_string(dims) +
-                                         " tensor coordinate(s), got " + std::to_string(map.elems.size()) + sec);
-  }
-
-  /// tensormap.replace (PTX ISA 9.2 §9.7.9.26): `.tile` mode, one field, `.b1024`, `.b64` for
-  /// `.global_address`/`.global_stride` and `.b32` otherwise; field2 takes an immediate ordinal, field3 an
-  /// immediate new value (Table 33 ranges).
-  void validateTensormapReplace(const OpInfo& op, Instr& in, const QualLocs& ql) {
-    const std::string sec = " (PTX ISA 9.2 §9.7.9.26)";
-    requireFlag(op, in, ql, "tmap_mode", "the mode `.tile`");
-    requireFlag(op, in, ql, "tmap_field",
-                "a field (.global_address, .rank, .box_dim, .global_dim, .global_stride, .element_stride, "
-                ".elemtype, .interleave_layout, .swizzle_mode, .swizzle_atomicity, .fill_mode)");
-    requireFlag(op, in, ql, "tmap_size", "the object size `.b1024`");
-    if (in.space != Space::Generic && in.space != Space::Global && in.space != Space::SharedCta)
-      bad(ql, "space", "`tensormap.replace` accepts `.global` or `.shared::cta` (none: generic addressing)" + sec);
-    std::string field;
-    for (auto v : ptx::qualifierGroupValues("tmap_field"))
-      if (in.hasFlag(v)) field = v;
-    const bool wide = field == "global_address" || field == "global_stride";
-    const bool ordinal =
-        field == "box_dim" || field == "global_dim" || field == "global_stride" || field == "element_stride";
-    const bool immediate = field == "elemtype" || field == "interleave_layout" || field == "swizzle_mode" ||
-                           field == "swizzle_atomicity" || field == "fill_mode";
-    const DataType want = wide ? DataType::B64 : DataType::B32;
-    if (in.type != want)
-      bad(ql, in.type == DataType::None ? "tmap_size" : "type",
-          "`tensormap.replace." + field + "` needs the type `" + std::string(ptx::toString(want)) + "`" + sec);
-    const size_t n = ordinal ? 3 : 2;
-    if (in.operands.size() != n)
-      fail(ql.mnemonic, "`tensormap.replace." + field + "` takes " +
-                            (ordinal ? std::string("`[addr], ord, new_val`") : std::string("`[addr], new_val`")) +
-                            ", got " + std::to_string(in.operands.size()) + " operand(s)" + sec);
-    if (ordinal) {
-      const Operand& ord = in.operands[1];
-      if (ord.kind != Operand::Kind::Imm || ord.imm < 0 || ord.imm > 4)
-        throw DiagnosticError(ord.src, "the ordinal of `." + field + "` is an immediate in 0..4 (one per rank)" + sec);
-    }
-    const Operand& v = in.operands.back();
-    if (v.kind != Operand::Kind::Imm && v.kind != Operand::Kind::Reg)
-      throw DiagnosticError(v.src,
-                            "new_val must be a register or an integer (a litmus tensor map holds a descriptor "
-                            "version, docs/lowering.md)" +
-                                sec);
-    if (immediate) {
-      const int64_t maxVal = field == "elemtype"            ? 15
-                             : field == "swizzle_mode"      ? 4
-                             : field == "swizzle_atomicity" ? 3
-                             : field == "interleave_layout" ? 2
-                                                            : 1;
-      if (v.kind != Operand::Kind::Imm || v.imm < 0 || v.imm > maxVal)
-        throw DiagnosticError(
-            v.src, "`." + field + "` takes an immediate new_val in 0.." + std::to_string(maxVal) + " (Table 33)" + sec);
-    }
-  }
-
   // ---- cross-reference checks ----
   std::set<int> ctas() const {
     std::set<int> s;

@@ -61,7 +61,55 @@ ptx::Target requiredTarget(const Instr& in) {
     case OpId::ClcTryCancel:
       if (in.hasFlag("multicast::cluster::all")) need(100, 86, true);
       break;
-    default: break;
+    // No qualifier-specific minimum beyond the row's own (PtxOps.def).
+    case OpId::Atom:
+    case OpId::Red:
+    case OpId::Tld:
+    case OpId::Suld:
+    case OpId::Sust:
+    case OpId::Cold:
+    case OpId::Suatom:
+    case OpId::Sured:
+    case OpId::Membar:
+    case OpId::FenceProxyAlias:
+    case OpId::FenceProxyKind:
+    case OpId::FenceProxyAsync:
+    case OpId::FenceProxyAsyncGen:
+    case OpId::FenceProxyTmap:
+    case OpId::FenceMbarrierInit:
+    case OpId::BarSync:
+    case OpId::BarArrive:
+    case OpId::MbarrierInit:
+    case OpId::MbarrierInval:
+    case OpId::CpAsync:
+    case OpId::CpAsyncCommit:
+    case OpId::CpAsyncWaitGroup:
+    case OpId::CpAsyncWaitAll:
+    case OpId::CpAsyncMbarArrive:
+    case OpId::CpAsyncBulkCommit:
+    case OpId::CpAsyncBulkWait:
+    case OpId::ClcQueryCancel:
+    case OpId::Mov:
+    case OpId::Add:
+    case OpId::Sub:
+    case OpId::Mul:
+    case OpId::Div:
+    case OpId::And:
+    case OpId::Or:
+    case OpId::Xor:
+    case OpId::Setp:
+    case OpId::Selp:
+    case OpId::Bra:
+    case OpId::Beq:
+    case OpId::Bne:
+    case OpId::Bge:
+    case OpId::Ble:
+    case OpId::Bgt:
+    case OpId::Blt:
+    case OpId::Goto:
+    case OpId::Ret:
+    case OpId::Exit:
+    case OpId::Count_: break;
   }
   return t;
 }
