@@ -116,7 +116,7 @@ PY
   echo
   echo "## Bounds: worst-case inputs (\`bench/gen-bounds.py\`)"
   echo
-  echo "Inputs that once ran for minutes or took the machine's memory. Every phase polls the test's budget"
+  echo "Inputs that run for minutes or take the machine's memory unless their budget stops them. Every phase polls the test's budget"
   echo "(docs/design.md \"Resource budgets\"): the target is the status asked for within 10 % + 100 ms of"
   echo "\`--timeout\` (wall time of the whole process, start-up included), and peak RSS bounded."
   echo
