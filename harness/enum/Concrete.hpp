@@ -15,6 +15,7 @@
 #include "cat/Interpreter.hpp"
 #include "check/StateSpec.hpp"
 #include "check/Verdict.hpp"
+#include "events/Builtins.hpp"
 #include "events/Lower.hpp"
 #include "events/Skeleton.hpp"
 #include "litmus/Printer.hpp"
@@ -81,11 +82,11 @@ inline void bindDynamic(cat::BitAlgebra& alg, const events::Skeleton& sk, const 
   for (const auto& ws : sk.writesByLoc)
     for (int w : ws)
       if (d.co.row(static_cast<size_t>(w)).none()) fw.set(static_cast<size_t>(w));
-  alg.setSet("FW", fw);
-  alg.setRel("rf", d.rf);
-  alg.setRel("co", d.co);
-  alg.setRel("fr", d.rf.transpose().compose(d.co));
-  alg.setRel("sc", d.sc);
+  alg.setSet(events::nameOf(events::Builtin::FW), fw);
+  alg.setRel(events::nameOf(events::Builtin::rf), d.rf);
+  alg.setRel(events::nameOf(events::Builtin::co), d.co);
+  alg.setRel(events::nameOf(events::Builtin::fr), d.rf.transpose().compose(d.co));
+  alg.setRel(events::nameOf(events::Builtin::sc), d.sc);
 }
 
 /// Binds the value-dependent sets of `sk` (Skeleton::dynamicSets): an event is a member iff its condition
@@ -113,12 +114,8 @@ inline bool hasValueSets(const events::Skeleton& sk) {
 }
 
 /// Names the engines declare dynamic to the cat interpreter (InterpreterOptions::dynamicNames): the
-/// candidate's rf co fr sc FW plus the value-dependent sets (events::allDynamicTags()).
-inline std::vector<std::string> dynamicBuiltinNames() {
-  std::vector<std::string> names = cat::InterpreterOptions{}.dynamicNames;
-  for (const auto& t : events::allDynamicTags()) names.push_back(t);
-  return names;
-}
+/// candidate's rf co fr sc FW plus the value-dependent sets (events::executionDependentNames()).
+inline std::vector<std::string> dynamicBuiltinNames() { return events::executionDependentNames(); }
 
 /// Interpreter options of both engines (dynamicBuiltinNames()).
 inline cat::InterpreterOptions engineInterpreterOptions() {
@@ -228,11 +225,12 @@ inline check::Witness makeWitness(const events::Skeleton& sk, const Dynamic& d, 
     auto v = pairsOf(m);
     if (!v.empty()) w.relations[name] = std::move(v);
   };
-  if (auto it = sk.relations.find("po"); it != sk.relations.end()) add("po", immediate(it->second));
-  add("rf", d.rf);
-  add("co", immediate(d.co));
-  add("fr", d.rf.transpose().compose(d.co));
-  add("sc", immediate(d.sc));
+  if (auto it = sk.relations.find(events::nameOf(events::Builtin::po)); it != sk.relations.end())
+    add(events::nameOf(events::Builtin::po), immediate(it->second));
+  add(events::nameOf(events::Builtin::rf), d.rf);
+  add(events::nameOf(events::Builtin::co), immediate(d.co));
+  add(events::nameOf(events::Builtin::fr), d.rf.transpose().compose(d.co));
+  add(events::nameOf(events::Builtin::sc), immediate(d.sc));
   for (const char* r : {"issue", "aso", "async-complete", "bar-sync", "cluster-sync", "exit-sync"})
     if (auto it = sk.relations.find(r); it != sk.relations.end()) add(r, it->second);
   for (const auto& s : shows) {

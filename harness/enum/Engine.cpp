@@ -12,6 +12,7 @@
 #include "cat/Interpreter.hpp"
 #include "cat/MonotoneAlgebra.hpp"
 #include "enum/Concrete.hpp"
+#include "events/Builtins.hpp"
 #include "events/Skeleton.hpp"
 #include "support/Budget.hpp"
 
@@ -39,7 +40,7 @@ class Enumerator {
         ev_(prog.exprs),
         t0_(Clock::now()) {
     const auto& names = interp_.builtinNames();
-    useSc_ = std::find(names.begin(), names.end(), "sc") != names.end();
+    useSc_ = std::find(names.begin(), names.end(), events::builtinName(events::Builtin::sc)) != names.end();
     // Interesting values for guessing thin-air cycles: every constant of the program.
     std::set<int64_t> cs{0};
     for (size_t i = 0; i < prog.exprs.size(); ++i)
@@ -127,8 +128,8 @@ class Enumerator {
     // The events sc orders (its total orders are generated one at a time at each leaf; co orders are
     // built write by write during the search).
     scItems_.clear();
-    if (useSc_ && sk.sets.count("F_SC"))
-      sk.set("F_SC").forEach([&](size_t i) { scItems_.push_back(static_cast<int>(i)); });
+    if (useSc_ && sk.sets.count(events::nameOf(events::Builtin::F_SC)))
+      sk.set(events::nameOf(events::Builtin::F_SC)).forEach([&](size_t i) { scItems_.push_back(static_cast<int>(i)); });
     // The reads each guard depends on (a guard is tested as soon as they are all resolved).
     guardReads_.clear();
     for (events::ExprId g : sk.guards) {
@@ -168,7 +169,7 @@ class Enumerator {
       for (const auto& [name, bits] : sk.sets) palg_->setSet(name, bits, cat::Direction::Static);
       for (const auto& [name, bits] : sk.relations) palg_->setRel(name, bits, cat::Direction::Static);
       // Not known before the execution is complete: they may gain and lose members.
-      palg_->setSet("FW", BitSet(n_), cat::Direction::Unknown);
+      palg_->setSet(events::nameOf(events::Builtin::FW), BitSet(n_), cat::Direction::Unknown);
       for (const auto& [name, members] : sk.dynamicSets) palg_->setSet(name, BitSet(n_), cat::Direction::Unknown);
     }
     readVals_.assign(prog_.events.size(), 0);
@@ -259,10 +260,10 @@ class Enumerator {
         return false;
     }
     if (!prune_) return true;
-    palg_->setRel("rf", rf_, cat::Direction::Grows);
-    palg_->setRel("co", co_, cat::Direction::Grows);
-    palg_->setRel("fr", rf_.transpose().compose(co_), cat::Direction::Grows);
-    palg_->setRel("sc", BitMatrix(n_), cat::Direction::Grows);
+    palg_->setRel(events::nameOf(events::Builtin::rf), rf_, cat::Direction::Grows);
+    palg_->setRel(events::nameOf(events::Builtin::co), co_, cat::Direction::Grows);
+    palg_->setRel(events::nameOf(events::Builtin::fr), rf_.transpose().compose(co_), cat::Direction::Grows);
+    palg_->setRel(events::nameOf(events::Builtin::sc), BitMatrix(n_), cat::Direction::Grows);
     try {
       cat::RunOptions ro;
       ro.plainChecksOnly = true;  // flags and undefined behaviour never reject an execution

@@ -39,16 +39,4 @@ class SizeLimit : public std::runtime_error {
 /// column: the column layout puts several threads' instructions on one line), or nullopt.
 [[nodiscard]] std::optional<std::pair<int, size_t>> instructionAt(const litmus::Test& test, const SourceLoc& src);
 
-/// Cat tag names that lowering may put on events (docs/design.md "Built-in sets" plus the extras of
-/// docs/lowering.md). Engines define every one of them, empty if no event carries it.
-[[nodiscard]] const std::vector<std::string>& allEventTags();
-
-/// Names of the value-dependent sets the lowering may put on events (Event::dynamicTags, docs/design.md
-/// "Dynamic tags"): MB_PHASE_DONE and MB_WAIT_OK. Skeletons list every one (Skeleton::dynamicSets) and the
-/// engines define each as a built-in set, empty if no event carries it.
-[[nodiscard]] inline const std::vector<std::string>& allDynamicTags() {
-  static const std::vector<std::string> tags = {"MB_PHASE_DONE", "MB_WAIT_OK"};
-  return tags;
-}
-
 }  // namespace ptxmm::events

@@ -4,7 +4,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "events/Lower.hpp"
+#include "events/Builtins.hpp"
 #include "support/Budget.hpp"
 
 namespace ptxmm::events {
@@ -33,18 +33,6 @@ bool strongScoped(const Event& e) {
   if (e.type == EventType::Fence) return true;
   return e.sem != ptx::Sem::None && e.sem != ptx::Sem::Weak;
 }
-
-}  // namespace
-
-const std::vector<std::string>& skeletonRelationNames() {
-  static const std::vector<std::string> names = {
-      "po",    "addr", "data",           "ctrl",       "rmw",  "bar-sync", "cluster-sync", "exit-sync",
-      "issue", "aso",  "async-complete", "same-async", "loc",  "vloc",     "vsyn",         "int",
-      "ext",   "id",   "scta",           "scluster",   "sgpu", "sr"};
-  return names;
-}
-
-namespace {
 
 /// Adds event e to the active events of sk (once).
 void activate(Skeleton& sk, EventId e) {

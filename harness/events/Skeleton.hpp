@@ -16,10 +16,10 @@ namespace ptxmm::events {
 
 /// The static part of a candidate execution: one path per real thread.
 ///
-/// Sets (by cat name): every tag of allEventTags() (R W M F IW RMW, proxies, semantics, scopes, ...), each
-/// present even if empty. Relations: po addr data ctrl rmw bar-sync cluster-sync issue aso async-complete
-/// same-async (from EventProgram::relations, restricted to active events) and the derived loc vloc int ext
-/// id scta scluster sgpu sr (docs/lowering.md gives their exact definitions).
+/// Sets (by cat name): every built-in of kind Tag (events/Builtins.def: R W M F IW RMW, proxies, semantics,
+/// scopes, ...), each present even if empty. Relations: every ProgramRelation (from EventProgram::relations,
+/// restricted to active events) and DerivedRelation (loc vloc vsyn int ext id scta scluster sgpu sr;
+/// docs/lowering.md gives their exact definitions) of the registry, each present even if empty.
 struct Skeleton {
   const EventProgram* program = nullptr;
   std::vector<int> choice;                    ///< path index per real thread
@@ -37,8 +37,8 @@ struct Skeleton {
   bool blocked = false;                          ///< some chosen path ends with PathEnd::Blocked
   std::unordered_map<std::string, BitSet> sets;  ///< built-in sets by cat name
   std::unordered_map<std::string, BitMatrix> relations;  ///< static built-in relations by cat name
-  /// Value-dependent built-in sets by cat name (every name of allDynamicTags(), present even if empty): the
-  /// members that may belong, as (compact index, condition); an event is in the set of an execution iff its
+  /// Value-dependent built-in sets by cat name (every name of allDynamicTags() (events/Builtins.hpp), present even if
+  /// empty): the members that may belong, as (compact index, condition); an event is in the set of an execution iff its
   /// condition evaluates non-0 with that execution's read values (Event::dynamicTags).
   std::map<std::string, std::vector<std::pair<int, ExprId>>> dynamicSets;
 
@@ -78,8 +78,5 @@ struct Skeleton {
 /// Call `f` with every path combination that barriersConsistent accepts, in lexicographic order (thread 0
 /// slowest); stop early when `f` returns false. Returns false iff stopped early.
 bool forEachPathChoice(const EventProgram& program, const std::function<bool(const std::vector<int>&)>& f);
-
-/// Names of the static relations a skeleton provides.
-[[nodiscard]] const std::vector<std::string>& skeletonRelationNames();
 
 }  // namespace ptxmm::events

@@ -17,6 +17,7 @@
 #include "cat/BitAlgebra.hpp"
 #include "cat/Interpreter.hpp"
 #include "enum/Concrete.hpp"
+#include "events/Builtins.hpp"
 #include "events/Skeleton.hpp"
 #include "smt/SymAlgebra.hpp"
 #include "smt/ValueEncoder.hpp"
@@ -54,7 +55,7 @@ class SmtRunner {
         interp_(model, enumeration::engineInterpreterOptions()),
         concrete_(model, enumeration::engineInterpreterOptions()) {
     const auto& names = interp_.builtinNames();
-    useSc_ = std::find(names.begin(), names.end(), "sc") != names.end();
+    useSc_ = std::find(names.begin(), names.end(), events::builtinName(events::Builtin::sc)) != names.end();
   }
 
   check::EngineResult run() {
@@ -381,16 +382,16 @@ class SmtRunner {
       }
     }
     SymRel sc = alg.emptyRel();
-    if (useSc_ && u.sets.count("F_SC")) {
+    if (useSc_ && u.sets.count(events::nameOf(events::Builtin::F_SC))) {
       std::vector<int> fs;
-      u.set("F_SC").forEach([&](size_t i) { fs.push_back(static_cast<int>(i)); });
+      u.set(events::nameOf(events::Builtin::F_SC)).forEach([&](size_t i) { fs.push_back(static_cast<int>(i)); });
       totalOrder(sc, fs, -1, "sc");
     }
-    alg.setRel("rf", rf);
-    alg.setRel("co", co);
-    alg.setRel("fr", alg.seq(alg.inverse(rf), co));
-    alg.setRel("sc", sc);
-    alg.setSet("FW", fw);
+    alg.setRel(events::nameOf(events::Builtin::rf), rf);
+    alg.setRel(events::nameOf(events::Builtin::co), co);
+    alg.setRel(events::nameOf(events::Builtin::fr), alg.seq(alg.inverse(rf), co));
+    alg.setRel(events::nameOf(events::Builtin::sc), sc);
+    alg.setSet(events::nameOf(events::Builtin::FW), fw);
 
     // Program constraints of each path: guards, blocked waits; UB conditions, cut and blocked paths.
     std::map<std::string, std::vector<Lit>> flagParts;

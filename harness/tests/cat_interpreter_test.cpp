@@ -9,6 +9,7 @@
 
 #include "cat/BitAlgebra.hpp"
 #include "cat/Interpreter.hpp"
+#include "events/Builtins.hpp"
 
 using namespace ptxmm;
 using namespace ptxmm::cat;
@@ -310,7 +311,7 @@ TEST_CASE("the interpreter works for an algebra whose Bool is not bool", "[cat][
 }
 
 TEST_CASE("every models/*.cat evaluates on a small execution without errors", "[cat][interp][models]") {
-  // Built-ins of docs/design.md: upper-case names are event sets, the listed relations relations,
+  // The built-ins of events/Builtins.def (sets and relations),
   // other names unknown (model knobs fall back to their `try ... with` defaults). Random contents: this checks the
   // models are well-typed, not their verdicts.
   class AnyAlgebra : public BitAlgebra {
@@ -318,8 +319,8 @@ TEST_CASE("every models/*.cat evaluates on a small execution without errors", "[
     using BitAlgebra::BitAlgebra;
     std::mt19937 rng{3};
     std::optional<Set> builtinSet(std::string_view name) {
-      for (char c : name)
-        if (std::islower(static_cast<unsigned char>(c))) return std::nullopt;
+      const auto* b = ptxmm::events::findBuiltin(name);
+      if (!b || !b->isSet()) return std::nullopt;
       BitSet s(numEvents());
       for (size_t i = 0; i < numEvents(); ++i)
         if (rng() % 3 == 0) s.set(i);
@@ -327,12 +328,8 @@ TEST_CASE("every models/*.cat evaluates on a small execution without errors", "[
     }
     std::optional<Rel> builtinRel(std::string_view name) {
       if (auto r = BitAlgebra::builtinRel(name)) return r;
-      static const std::vector<std::string_view> known = {
-          "po",           "addr",      "data",     "ctrl", "rmw",      "loc",  "vloc", "vsyn",
-          "int",          "ext",       "id",       "scta", "scluster", "sgpu", "sr",   "bar-sync",
-          "cluster-sync", "exit-sync", "issue",    "aso",  "rf",       "co",   "fr",   "async-complete",
-          "same-async",   "sc",        "spin-iter"};
-      if (std::find(known.begin(), known.end(), name) == known.end()) return std::nullopt;
+      const auto* b = ptxmm::events::findBuiltin(name);
+      if (!b || b->isSet()) return std::nullopt;
       BitMatrix r(numEvents());
       for (size_t i = 0; i < numEvents(); ++i)
         for (size_t j = i + 1; j < numEvents(); ++j)

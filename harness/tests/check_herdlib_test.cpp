@@ -11,6 +11,7 @@
 #include "cat/HerdLib.hpp"
 #include "cat/Model.hpp"
 #include "check/Check.hpp"
+#include "events/Builtins.hpp"
 #include "events/Lower.hpp"
 #include "events/Skeleton.hpp"
 #include "litmus/Parser.hpp"

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "EventsTestSupport.hpp"
+#include "events/Builtins.hpp"
 #include "events/Expr.hpp"
 #include "events/Lower.hpp"
 #include "events/Skeleton.hpp"
