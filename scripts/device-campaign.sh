@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Hardware campaign for ptxmm on a GPU machine (the `run` device tool): builds the standalone
-# hardware runner (ptxmm-hw: generator + CUDA driver runner + litmus7 logs, no Z3/CLI11 needed),
+# hardware runner (ptxmm-hw, tools/ptxmm-hw: generator + CUDA driver runner + litmus7 logs, no Z3),
 # runs the calibration tests, the deadlock/watchdog demonstration and (if present) the async-proxy
 # suite, and writes logs + JSON to $OUT (default ./out).
 #   scripts/device-campaign.sh [ITERATIONS] [all|suite]
@@ -9,8 +9,12 @@
 #     proxy: litmus/mixedproxy (surface/texture objects) and litmus/async with bank-conflict lanes
 #            (bankConflictLanes 8), ITERATIONS per test
 #     files PATH...: the given tests or directories only, ITERATIONS per test (files.json, files.log)
-# Needs: g++ (C++20), the CUDA toolkit (cuda.h, libcuda), nlohmann/json headers (system or
-# .hwdeps/include, carried by the caller).
+# Needs: g++ (C++20), the CUDA toolkit (cuda.h, libcuda), and the header-only libraries nlohmann/json,
+# fmt and CLI11, from the system or carried by the caller in .hwdeps/include (e.g. copies of
+# /usr/include/nlohmann, /usr/include/fmt and /usr/include/CLI of the development machine).
+# ptxmm-hw is the CMake target of the same name; the GPU machine has no cmake (nor Z3, which the full
+# build needs), so it is compiled here with g++ from the same sources: the stages it links and
+# tools/ptxmm-hw/main.cpp, with harness/cli/RunOptions.cpp (the options it shares with `ptxmm run`).
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/out}
@@ -24,8 +28,11 @@ log() { echo "== $*" | tee -a "$OUT/campaign.log"; }
 
 log "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader 2>/dev/null)"
 log "building ptxmm-hw"
-SRCS="harness/support/*.cpp harness/ptx/*.cpp harness/litmus/*.cpp harness/ptxgen/*.cpp harness/ptxgen/emit/*.cpp harness/runner/*.cpp harness/report/*.cpp harness/runner/standalone/main.cpp"
-OBJ=/tmp/ptxmm-obj; mkdir -p $OBJ
+SRCS="harness/support/*.cpp harness/ptx/*.cpp harness/litmus/*.cpp harness/ptxgen/*.cpp harness/ptxgen/emit/*.cpp harness/runner/*.cpp harness/report/*.cpp harness/cli/RunOptions.cpp tools/ptxmm-hw/main.cpp"
+for h in nlohmann/json.hpp fmt/format.h CLI/CLI.hpp; do
+  [ -f "/usr/include/$h" ] || [ -f ".hwdeps/include/$h" ] || { log "missing header $h: carry it in .hwdeps/include"; exit 1; }
+done
+OBJ=/tmp/ptxmm-obj; rm -rf $OBJ; mkdir -p $OBJ
 CXXFLAGS="-std=c++20 -O2 -DFMT_HEADER_ONLY -DPTXMM_HAVE_CUDA=1 -DPTXMM_SOURCE_DIR=\"$PWD\" -Iharness -I.hwdeps/include -I$CUDA/include"
 # shellcheck disable=SC2086
 ls $SRCS | xargs -P 16 -I{} sh -c 'g++ '"$CXXFLAGS"' -c {} -o '"$OBJ"'/$(echo {} | tr / _).o' 2>&1 | tee "$OUT/build.log" | tail -20

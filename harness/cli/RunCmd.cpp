@@ -1,12 +1,12 @@
 // ptxmm run: run litmus tests as PTX stress kernels on the GPU; litmus7-style logs, JSON results and
 // the model-vs-hardware comparison (allowed states from the checker).
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "cat/Model.hpp"
 #include "check/Check.hpp"
 #include "cli/Commands.hpp"
+#include "cli/RunOptions.hpp"
 #include "report/HwReport.hpp"
 #include "support/Diagnostic.hpp"
 
@@ -15,34 +15,19 @@ namespace ptxmm::cli {
 namespace {
 
 struct RunArgs {
-  std::vector<std::string> paths;
-  uint64_t iterations = 0;
-  std::string params;
-  std::string json;
+  RunOptions run;
   std::string model = "ptx";
-  std::string arch;
   bool noModel = false;
 };
 
 int runRun(const RunArgs& a) {
   report::CampaignOptions opt;
-  opt.inputs = a.paths;
-  if (!a.params.empty()) {
-    std::ifstream f(a.params);
-    if (!f) {
-      std::cerr << a.params << ": error: cannot read stress parameters\n";
-      return kUserError;
-    }
-    try {
-      opt.params = runner::paramsFromJson(nlohmann::json::parse(f));
-    } catch (const std::exception& e) {
-      std::cerr << a.params << ": error: " << e.what() << "\n";
-      return kUserError;
-    }
+  try {
+    opt = campaignOptions(a.run);
+  } catch (const std::runtime_error& e) {
+    std::cerr << e.what() << "\n";
+    return kUserError;
   }
-  if (a.iterations > 0) opt.params.iterations = a.iterations;
-  opt.jsonOut = a.json;
-  opt.archOverride = a.arch;
   if (!a.noModel) {
     std::shared_ptr<cat::Model> model;
     std::filesystem::path modelPath;
@@ -77,15 +62,10 @@ int runRun(const RunArgs& a) {
 void addRunCommand(CLI::App& app, int& exitCode) {
   auto args = std::make_shared<RunArgs>();
   auto* cmd = app.add_subcommand("run", "run litmus tests on the GPU as stress kernels (litmus7-style logs)");
-  cmd->add_option("paths", args->paths, "litmus files or directories")->required();
-  cmd->add_option("--iterations", args->iterations, "test instances per test (default: params file, else 1e6)");
-  cmd->add_option("--params", args->params, "stress parameters (JSON, see docs/hardware/README.md)");
-  cmd->add_option("--json", args->json, "write JSON results here");
+  addRunOptions(cmd, args->run);
   cmd->add_option("--model", args->model,
                   "cat model for the model-vs-hardware comparison: a file or a shipped model by name (default ptx)");
   cmd->add_flag("--no-model", args->noModel, "skip the model comparison");
-  cmd->add_option("--arch", args->arch, "force the target (sm_90a / sm_100a)")
-      ->check(CLI::IsMember({"sm_90a", "sm_100a"}));
   cmd->callback([args, &exitCode] { exitCode = runRun(*args); });
 }
 

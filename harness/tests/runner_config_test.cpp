@@ -2,6 +2,9 @@
 // histogram decoding, and the no-GPU path (runs are skipped cleanly, never crash).
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <climits>
+#include <filesystem>
+#include <fstream>
 #include <numeric>
 #include <set>
 
@@ -33,6 +36,113 @@ TEST_CASE("stress parameters from JSON", "[runner]") {
   CHECK_THROWS_WITH(runner::paramsFromJson(nlohmann::json::parse(R"({"iterationz": 1})")),
                     Catch::Contains("iterationz"));
   CHECK_THROWS(runner::paramsFromJson(nlohmann::json::parse(R"({"stressTargetLines": 40})")));
+  CHECK_THROWS_WITH(
+      runner::paramsFromJson(nlohmann::json::parse(R"({"stressLineSize": 100, "scratchMemorySize": 64})")),
+      Catch::Contains("stressLineSize") && Catch::Contains("scratchMemorySize"));
+  CHECK_THROWS_WITH(runner::paramsFromJson(nlohmann::json::parse("[1]")), Catch::Contains("JSON object"));
+}
+
+namespace {
+
+/// An in-range value of `info` other than its default.
+uint64_t otherValue(const runner::ParamInfo& info) { return info.def < info.max ? info.def + 1 : info.def - 1; }
+
+}  // namespace
+
+TEST_CASE("stress parameters: every row of StressParams.def round-trips through JSON", "[runner]") {
+  const auto& table = runner::paramTable();
+  REQUIRE(table.size() == runner::toJson(runner::StressParams{}).size());  // one key per row
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& info : table) {
+    INFO(info.name);
+    CHECK(runner::toJson(runner::StressParams{}).at(info.name).get<uint64_t>() == info.def);
+    CHECK(info.min <= info.def);
+    CHECK(info.def <= info.max);
+    j[info.name] = otherValue(info);
+  }
+  auto p = runner::paramsFromJson(j);
+  CHECK(runner::toJson(p) == j);
+  CHECK(runner::toJson(runner::paramsFromJson(runner::toJson(p))) == j);
+}
+
+TEST_CASE("stress parameters: unknown keys, wrong types and out-of-range values are errors naming the key",
+          "[runner]") {
+  for (const auto& info : runner::paramTable()) {
+    const std::string key = info.name;
+    INFO(key);
+    for (const char* bad : {R"("12")", "1.5", "true", "null", "[1]", "{}"})
+      CHECK_THROWS_WITH(runner::paramsFromJson(nlohmann::json{{key, nlohmann::json::parse(bad)}}),
+                        Catch::Contains("'" + key + "'") && Catch::Contains("expected an integer"));
+    const int64_t below = static_cast<int64_t>(info.min) - 1;  // -1 for a minimum of 0
+    CHECK_THROWS_WITH(runner::paramsFromJson(nlohmann::json{{key, below}}),
+                      Catch::Contains("'" + key + "'") && Catch::Contains("out of range"));
+    if (info.max < (info.isUnsigned ? UINT64_MAX : static_cast<uint64_t>(INT_MAX)))
+      CHECK_THROWS_WITH(runner::paramsFromJson(nlohmann::json{{key, info.max + 1}}),
+                        Catch::Contains("'" + key + "'") && Catch::Contains("out of range"));
+    else if (!info.isUnsigned)  // beyond int
+      CHECK_THROWS_WITH(runner::paramsFromJson(nlohmann::json{{key, uint64_t{1} << 40}}),
+                        Catch::Contains("'" + key + "'") && Catch::Contains("out of range"));
+    CHECK_THROWS_WITH(runner::paramsFromJson(nlohmann::json{{key + "s", 1}}),
+                      Catch::Contains("unknown key '" + key + "s'"));
+    CHECK(runner::paramOption(key).rfind("--", 0) == 0);
+  }
+  CHECK(runner::paramOption("memStressPct") == "--mem-stress-pct");
+}
+
+TEST_CASE("stress parameters: the configuration words of StressParams.def are the kernel's (ptxgen::cfg)", "[runner]") {
+  auto test = litmus::parseTest(hwtesting::kSharedMP, "MPs.litmus");
+  runner::StressParams base;
+  base.bankConflictLanes = 4;  // the kernel has bank-conflict lanes: their percentage draws
+  auto k = ptxgen::generate(test, runner::kernelShape(base, "sm_90a"));
+  REQUIRE(k.bankConflictLanes == 4);
+  auto cand = runner::candidateValues(test, k);
+  for (const auto& info : runner::paramTable()) {
+    if (info.word < 0) continue;
+    INFO(info.name);
+    CHECK(info.word < ptxgen::cfg::kOtherBucket);  // a scalar word of the buffer
+    auto fill = [&](uint64_t v) {
+      auto j = runner::toJson(base);
+      j[info.name] = v;
+      std::mt19937_64 rng(7);
+      return runner::buildConfig(k, runner::paramsFromJson(j), 4, cand, rng)[static_cast<size_t>(info.word)];
+    };
+    if (info.kind == runner::ParamKind::Percent) {  // every other percentage at its default, 100
+      CHECK(fill(100) == 1);
+      CHECK(fill(0) == 0);
+    } else {
+      CHECK(fill(info.def) == info.def);
+      CHECK(fill(otherValue(info)) == otherValue(info));
+    }
+  }
+  // A gated value is 0 on launches whose percentage did not draw.
+  auto j = runner::toJson(base);
+  j["memStressPct"] = 0;
+  j["preStressPct"] = 0;
+  j["bankConflictPct"] = 0;
+  std::mt19937_64 rng(7);
+  auto c = runner::buildConfig(k, runner::paramsFromJson(j), 4, cand, rng);
+  CHECK(c[ptxgen::cfg::kMemIters] == 0);
+  CHECK(c[ptxgen::cfg::kPreIters] == 0);
+  CHECK(c[ptxgen::cfg::kBankIters] == 0);
+  CHECK(c[ptxgen::cfg::kMemPattern] == static_cast<uint64_t>(base.memStressPattern));
+}
+
+TEST_CASE("stress parameters: the stored hardware results load", "[runner]") {
+  namespace fs = std::filesystem;
+  int loaded = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(PTXMM_SOURCE_DIR) / "docs" / "hardware")) {
+    if (e.path().extension() != ".json") continue;
+    INFO(e.path().string());
+    std::ifstream f(e.path());
+    auto j = nlohmann::json::parse(f);
+    const bool paramsFile = e.path().stem().string().ends_with("-params");
+    REQUIRE((paramsFile || j.contains("params")));
+    const auto& stored = paramsFile ? j : j.at("params");
+    auto p = runner::toJson(runner::paramsFromJson(stored));
+    for (const auto& [key, value] : stored.items()) CHECK(p.at(key) == value);
+    ++loaded;
+  }
+  CHECK(loaded > 0);
 }
 
 TEST_CASE("configuration: instance and location permutations are bijections", "[runner]") {

@@ -1,0 +1,320 @@
+// Running a kernel: buffers, per-launch configuration, batches of launches under the watchdog, and
+// the isolated child process.
+#include "runner/Launch.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "runner/Driver.hpp"
+#include "runner/Proxies.hpp"
+
+namespace ptxmm::runner {
+
+using nlohmann::json;
+
+namespace {
+
+/// Isolated child: the pipe on which a '.' is written after every finished batch (heartbeat).
+int gProgressFd = -1;
+
+}  // namespace
+
+#ifndef PTXMM_HAVE_CUDA
+
+RunResult runKernel(const ptxgen::Kernel&, const StressParams&, const std::vector<std::vector<int64_t>>&) {
+  RunResult r;
+  r.status = RunResult::Status::Skipped;
+  r.reason = "ptxmm was built without the CUDA driver API";
+  return r;
+}
+
+#else
+
+using namespace driver;
+
+RunResult runKernel(const ptxgen::Kernel& kernel, const StressParams& params,
+                    const std::vector<std::vector<int64_t>>& candidates) {
+  RunResult r;
+  DeviceInfo info = queryDevice();
+  if (!info.available) {
+    r.status = RunResult::Status::Skipped;
+    r.reason = info.error;
+    return r;
+  }
+  const int needSm = kernel.arch == "sm_100a" ? 100 : 90;
+  const int haveSm = info.smMajor * 10 + info.smMinor;
+  if (haveSm != needSm) {  // "a" targets run only on exactly that architecture
+    r.status = RunResult::Status::Skipped;
+    r.reason = "test needs " + kernel.arch + " but the device is sm_" + std::to_string(haveSm);
+    return r;
+  }
+  CUdevice dev = 0;
+  CUcontext ctx = nullptr;
+  CUmodule mod = nullptr;
+  std::vector<CUdeviceptr> allocs;
+  ProxyObjects proxies;
+  bool resetNeeded = false;
+  try {
+    check(api().p_cuDeviceGet(&dev, 0), "cuDeviceGet");
+    check(api().p_cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+    check(api().p_cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+    LoadedModule loaded = loadModule(kernel);
+    mod = loaded.module;
+    CUfunction fn = loaded.test, initFn = loaded.init;
+    // Columns: fill the GPU with resident clusters.
+    uint64_t columns = params.columns;
+    const unsigned clusterDim = kernel.clustered ? static_cast<unsigned>(kernel.clusterDim) : 1;
+    if (columns == 0) {
+      uint64_t residentClusters = 0;
+      if (kernel.clustered) {
+        CUlaunchConfig lc{};
+        lc.gridDimX = clusterDim * 64;
+        lc.gridDimY = lc.gridDimZ = 1;
+        lc.blockDimX = static_cast<unsigned>(kernel.blockDim);
+        lc.blockDimY = lc.blockDimZ = 1;
+        CUlaunchAttribute attr{};
+        attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        attr.value.clusterDim.x = clusterDim;
+        attr.value.clusterDim.y = attr.value.clusterDim.z = 1;
+        lc.attrs = &attr;
+        lc.numAttrs = 1;
+        int n = 0;
+        check(api().p_cuOccupancyMaxActiveClusters(&n, fn, &lc), "cuOccupancyMaxActiveClusters");
+        residentClusters = static_cast<uint64_t>(std::max(1, n));
+      } else {
+        int perSm = 0;
+        check(api().p_cuOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, fn, kernel.blockDim, 0),
+              "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+        residentClusters = static_cast<uint64_t>(std::max(1, perSm)) * static_cast<uint64_t>(info.smCount);
+      }
+      columns = std::max<uint64_t>(1, residentClusters / static_cast<uint64_t>(kernel.roles));
+    }
+    r.columns = columns;
+    const uint64_t n = columns * static_cast<uint64_t>(kernel.slotsPerCta);
+    const uint64_t gridClusters = columns * static_cast<uint64_t>(kernel.roles);
+    const unsigned gridX = static_cast<unsigned>(gridClusters * clusterDim);
+    // Buffers.
+    const uint64_t stride = cellStride(kernel, params);
+    const uint64_t region = regionBytes(kernel, n, stride);
+    const uint64_t buckets = bucketCount(candidates);
+    const size_t rec = std::max<size_t>(1, kernel.terms.size());
+    auto alloc = [&](size_t bytes) {
+      CUdeviceptr p = 0;
+      check(api().p_cuMemAlloc(&p, std::max<size_t>(bytes, 16)), "cuMemAlloc");
+      allocs.push_back(p);
+      return p;
+    };
+    const int batch = params.launchesPerBatch;
+    const uint64_t memBytes = std::max<uint64_t>(1, kernel.globals.size()) * region;
+    CUdeviceptr mem = 0;
+    if (kernel.surfaceMap) {
+      proxies.allocateExportable(memBytes, dev);
+      mem = proxies.base;
+    } else {
+      mem = alloc(memBytes);
+    }
+    proxies.bind(kernel, mem, region, n, stride, dev);
+    CUdeviceptr surfMap = 0;
+    if (kernel.surfaceMap) {
+      surfMap = alloc(proxies.map.size() * 4);
+      check(api().p_cuMemcpyHtoD(surfMap, proxies.map.data(), proxies.map.size() * 4), "cuMemcpyHtoD (surface map)");
+    }
+    std::vector<CUdeviceptr> cfgs;
+    for (int b = 0; b < batch; ++b) cfgs.push_back(alloc(ptxgen::cfg::kWords * 8));
+    CUdeviceptr res = alloc(n * static_cast<uint64_t>(kernel.resultWords) * 8);
+    CUdeviceptr ctr = alloc(2 * n * 4);
+    CUdeviceptr hist = alloc(buckets * 8);
+    CUdeviceptr smp = alloc((1 + ptxgen::cfg::kSampleCap * rec) * 8);
+    CUdeviceptr scr = alloc(static_cast<size_t>(params.scratchMemorySize) * 4);
+    check(api().p_cuMemsetD8(hist, 0, buckets * 8), "cuMemsetD8");
+    check(api().p_cuMemsetD8(smp, 0, (1 + ptxgen::cfg::kSampleCap * rec) * 8), "cuMemsetD8");
+    check(api().p_cuMemsetD8(scr, 0, static_cast<size_t>(params.scratchMemorySize) * 4), "cuMemsetD8");
+    CUstream stream = nullptr;
+    check(api().p_cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    std::mt19937_64 rng(params.seed);
+    std::vector<std::vector<uint64_t>> hostCfg(static_cast<size_t>(batch));
+    const uint64_t launchesWanted = std::max<uint64_t>(1, (params.iterations + n - 1) / n);
+    auto t0 = std::chrono::steady_clock::now();
+    while (r.launches < launchesWanted) {
+      const int thisBatch =
+          static_cast<int>(std::min<uint64_t>(static_cast<uint64_t>(batch), launchesWanted - r.launches));
+      for (int b = 0; b < thisBatch; ++b) {
+        hostCfg[b] = buildConfig(kernel, params, columns, candidates, rng);
+        check(api().p_cuMemcpyHtoDAsync(cfgs[b], hostCfg[b].data(), hostCfg[b].size() * 8, stream),
+              "cuMemcpyHtoDAsync");
+      }
+      for (int b = 0; b < thisBatch; ++b) {
+        check(api().p_cuMemsetD32Async(ctr, 0, 2 * n, stream), "cuMemsetD32Async");
+        check(api().p_cuMemsetD32Async(res, 0, n * static_cast<uint64_t>(kernel.resultWords) * 2, stream),
+              "cuMemsetD32Async");
+        CUdeviceptr initArgs0 = mem, initArgs1 = cfgs[b];
+        void* initArgs[] = {&initArgs0, &initArgs1};
+        unsigned initGrid = static_cast<unsigned>(std::min<uint64_t>(4096, (n + 255) / 256));
+        check(api().p_cuLaunchKernel(initFn, initGrid, 1, 1, 256, 1, 1, 0, stream, initArgs, nullptr),
+              "api().p_cuLaunchKernel(init)");
+        // Fixed parameters, then the surface/texture handles, then the surface map.
+        std::vector<uint64_t> argValues = {mem, cfgs[b], res, ctr, hist, smp, scr};
+        argValues.insert(argValues.end(), proxies.params.begin(), proxies.params.end());
+        if (kernel.surfaceMap) argValues.push_back(surfMap);
+        std::vector<void*> args;
+        for (auto& v : argValues) args.push_back(&v);
+        CUlaunchConfig lc{};
+        lc.gridDimX = gridX;
+        lc.gridDimY = lc.gridDimZ = 1;
+        lc.blockDimX = static_cast<unsigned>(kernel.blockDim);
+        lc.blockDimY = lc.blockDimZ = 1;
+        lc.hStream = stream;
+        CUlaunchAttribute attr{};
+        if (kernel.clustered) {
+          attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+          attr.value.clusterDim.x = clusterDim;
+          attr.value.clusterDim.y = attr.value.clusterDim.z = 1;
+          lc.attrs = &attr;
+          lc.numAttrs = 1;
+        }
+        check(api().p_cuLaunchKernelEx(&lc, fn, args.data(), nullptr), "cuLaunchKernelEx");
+      }
+      // Watchdog: poll until the batch is done or the wall-clock bound passes.
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(params.launchTimeoutMs);
+      CUresult q;
+      while ((q = api().p_cuStreamQuery(stream)) == CUDA_ERROR_NOT_READY) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          resetNeeded = true;
+          throw CudaError("watchdog: a batch of " + std::to_string(thisBatch) + " launch(es) did not finish within " +
+                          std::to_string(params.launchTimeoutMs) + " ms");
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      }
+      check(q, "kernel execution");
+      if (gProgressFd >= 0 && write(gProgressFd, ".", 1) < 0) gProgressFd = -1;
+      r.launches += static_cast<uint64_t>(thisBatch);
+      r.instances += static_cast<uint64_t>(thisBatch) * n;
+    }
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::vector<uint64_t> hb(buckets), sb(1 + ptxgen::cfg::kSampleCap * rec);
+    check(api().p_cuMemcpyDtoH(hb.data(), hist, hb.size() * 8), "cuMemcpyDtoH");
+    check(api().p_cuMemcpyDtoH(sb.data(), smp, sb.size() * 8), "cuMemcpyDtoH");
+    r.histogram = decodeHistogram(kernel, candidates, hb, sb);
+    api().p_cuStreamDestroy(stream);
+    proxies.release();
+    for (auto p : allocs) api().p_cuMemFree(p);
+    api().p_cuModuleUnload(mod);
+    api().p_cuDevicePrimaryCtxRelease(dev);
+    r.status = RunResult::Status::Ok;
+  } catch (const CudaError& e) {
+    r.status = resetNeeded ? RunResult::Status::TimedOut : RunResult::Status::Error;
+    r.reason = e.what();
+    // Tear the context down so that a faulted kernel cannot poison the next test. A hung one is
+    // left alone: resetting may block behind it (runKernelIsolated kills the process instead).
+    if (ctx != nullptr && !resetNeeded) {
+      proxies.release();
+      api().p_cuDevicePrimaryCtxRelease(dev);
+      api().p_cuDevicePrimaryCtxReset(dev);
+    }
+  }
+  return r;
+}
+
+#endif
+
+RunResult runKernelIsolated(const ptxgen::Kernel& kernel, const StressParams& params,
+                            const std::vector<std::vector<int64_t>>& candidates, DeviceInfo& device) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    device = queryDevice();
+    return runKernel(kernel, params, candidates);
+  }
+  fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    device = queryDevice();
+    return runKernel(kernel, params, candidates);
+  }
+  if (pid == 0) {  // child: run, send {"device","result"} as one JSON text, exit without cleanup
+    close(fds[0]);
+    gProgressFd = fds[1];
+    std::string msg;
+    try {
+      DeviceInfo d = queryDevice();
+      RunResult r = runKernel(kernel, params, candidates);
+      msg = json{{"device", d.toJson()}, {"result", toJson(r)}}.dump(-1, ' ', false,
+                                                                     nlohmann::json::error_handler_t::replace);
+    } catch (const std::exception& e) {
+      RunResult r;
+      r.reason = e.what();
+      msg = json{{"device", DeviceInfo{}.toJson()}, {"result", toJson(r)}}.dump(
+          -1, ' ', false, nlohmann::json::error_handler_t::replace);
+    }
+    msg += "\n";
+    size_t off = 0;
+    while (off < msg.size()) {
+      ssize_t w = write(fds[1], msg.data() + off, msg.size() - off);
+      if (w <= 0) break;
+      off += static_cast<size_t>(w);
+    }
+    close(fds[1]);
+    _exit(0);
+  }
+  close(fds[1]);
+  // Every batch must finish within launchTimeoutMs (heartbeat '.' per batch); module load and the
+  // first batch get 30 s more.
+  const auto bound = std::chrono::milliseconds(static_cast<int64_t>(params.launchTimeoutMs) + 30000);
+  auto deadline = std::chrono::steady_clock::now() + bound;
+  std::string data;
+  bool complete = false;
+  while (!complete) {
+    auto now = std::chrono::steady_clock::now();
+    if (now > deadline) break;
+    struct pollfd pfd {
+      fds[0], POLLIN, 0
+    };
+    int wait = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count());
+    if (poll(&pfd, 1, std::min(wait, 1000)) <= 0) continue;
+    char buf[65536];
+    ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n <= 0) break;
+    data.append(buf, static_cast<size_t>(n));
+    deadline = std::chrono::steady_clock::now() + bound;
+    complete = !data.empty() && data.back() == '\n';
+  }
+  data.erase(0, data.find_first_not_of('.'));
+  close(fds[0]);
+  // The child has reported (or overrun): kill it so that a hung teardown cannot block us.
+  int status = 0;
+  if (waitpid(pid, &status, WNOHANG) == 0) {
+    if (!complete) {
+      kill(pid, SIGKILL);
+    } else {
+      auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+      while (waitpid(pid, &status, WNOHANG) == 0 && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      kill(pid, SIGKILL);
+    }
+    waitpid(pid, &status, 0);
+  }
+  RunResult r;
+  if (!complete) {
+    r.status = RunResult::Status::TimedOut;
+    r.reason = "watchdog: the test process did not report within its wall-clock bound and was killed";
+    return r;
+  }
+  try {
+    json j = json::parse(data);
+    device = deviceInfoFromJson(j.at("device"));
+    return runResultFromJson(j.at("result"));
+  } catch (const std::exception& e) {
+    r.status = RunResult::Status::Error;
+    r.reason = std::string("bad report from the test process: ") + e.what();
+    return r;
+  }
+}
+
+}  // namespace ptxmm::runner
