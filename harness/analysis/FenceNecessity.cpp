@@ -25,19 +25,13 @@ using ptx::OpId;
 /// The instructions whose removal the analysis tries: fences, proxy fences and the waits of async groups
 /// (not their commits, which only close a group).
 bool isRemovedFence(OpId op) {
-  switch (ptx::opInfo(op).family) {
-    case ptx::OpFamily::Fence:
-    case ptx::OpFamily::ProxyFence: return true;
-    case ptx::OpFamily::AsyncGroup: return op != OpId::CpAsyncCommit && op != OpId::CpAsyncBulkCommit;
-    case ptx::OpFamily::Read:
-    case ptx::OpFamily::Write:
-    case ptx::OpFamily::Rmw:
-    case ptx::OpFamily::Barrier:
-    case ptx::OpFamily::Mbarrier:
-    case ptx::OpFamily::AsyncCopy:
-    case ptx::OpFamily::Clc:
-    case ptx::OpFamily::Local:
-    case ptx::OpFamily::Branch: return false;
+  switch (ptx::roleOf(ptx::opInfo(op).family)) {
+    case ptx::FamilyRole::Fence: return true;
+    case ptx::FamilyRole::Wait: return op != OpId::CpAsyncCommit && op != OpId::CpAsyncBulkCommit;
+    case ptx::FamilyRole::Access:
+    case ptx::FamilyRole::Sync:
+    case ptx::FamilyRole::Local:
+    case ptx::FamilyRole::Control: return false;
   }
   return false;
 }

@@ -62,19 +62,13 @@ std::string indentOf(const std::string& line) {
 
 bool isSyncRelevant(const litmus::Stmt& s) {
   if (!s.instr) return false;
-  switch (ptx::opInfo(s.instr->op).family) {
-    case ptx::OpFamily::Local:
-    case ptx::OpFamily::Branch: return false;
-    case ptx::OpFamily::Read:
-    case ptx::OpFamily::Write:
-    case ptx::OpFamily::Rmw:
-    case ptx::OpFamily::Fence:
-    case ptx::OpFamily::ProxyFence:
-    case ptx::OpFamily::Barrier:
-    case ptx::OpFamily::Mbarrier:
-    case ptx::OpFamily::AsyncCopy:
-    case ptx::OpFamily::AsyncGroup:
-    case ptx::OpFamily::Clc: return true;
+  switch (ptx::roleOf(ptx::opInfo(s.instr->op).family)) {
+    case ptx::FamilyRole::Local:
+    case ptx::FamilyRole::Control: return false;
+    case ptx::FamilyRole::Access:
+    case ptx::FamilyRole::Fence:
+    case ptx::FamilyRole::Wait:
+    case ptx::FamilyRole::Sync: return true;
   }
   return false;
 }

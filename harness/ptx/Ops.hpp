@@ -1,6 +1,8 @@
 // The PTX operations table (generated from PtxOps.def) and its lookup functions.
 #pragma once
 
+#include <cstddef>
+#include <iterator>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -9,21 +11,34 @@
 
 namespace ptxmm::ptx {
 
-/// What the event lowering makes of an instruction.
+/// An instruction family (PtxOps.def's PTX_FAMILY rows): one home per stage each.
 enum class OpFamily : uint8_t {
-  Read,
-  Write,
-  Rmw,
-  Fence,
-  ProxyFence,
-  Barrier,
-  Mbarrier,
-  AsyncCopy,
-  AsyncGroup,
-  Clc,
-  Local,
-  Branch
+#define PTX_FAMILY(Name, file, role, doc) Name,
+#include "ptx/PtxOps.def"
+#undef PTX_FAMILY
 };
+
+/// What the analyses make of a family (PtxOps.def's role column).
+enum class FamilyRole : uint8_t {
+  Access,   ///< touches memory
+  Fence,    ///< a thread or proxy fence
+  Wait,     ///< commits and waits of async groups
+  Sync,     ///< barriers and mbarriers
+  Local,    ///< registers only
+  Control,  ///< branches
+};
+
+/// The role of `family`.
+[[nodiscard]] constexpr FamilyRole roleOf(OpFamily family) {
+  switch (family) {
+#define PTX_FAMILY(Name, file, role, doc) \
+  case OpFamily::Name:                    \
+    return FamilyRole::role;
+#include "ptx/PtxOps.def"
+#undef PTX_FAMILY
+  }
+  return FamilyRole::Access;
+}
 
 /// One enumerator per row of PtxOps.def.
 enum class OpId : uint16_t {
@@ -32,6 +47,27 @@ enum class OpId : uint16_t {
 #undef PTX_OP
   Count_
 };
+
+/// The family of every row of PtxOps.def, by OpId.
+inline constexpr OpFamily kFamilyOf[] = {
+#define PTX_OP(Id, mnemonic, family, ...) OpFamily::family,
+#include "ptx/PtxOps.def"
+#undef PTX_OP
+};
+static_assert(std::size(kFamilyOf) == static_cast<size_t>(OpId::Count_));
+
+/// True if `table` (entries with a member `op`: a stage's per-op table of one family) lists every row of
+/// `family` exactly once and no row of another family. Each stage static_asserts it of its tables, so a
+/// new row of PtxOps.def that a family file does not handle fails to compile.
+template <class Entry>
+consteval bool coversFamily(std::span<const Entry> table, OpFamily family) {
+  for (size_t id = 0; id < std::size(kFamilyOf); ++id) {
+    int listed = 0;
+    for (const Entry& e : table) listed += static_cast<size_t>(e.op) == id ? 1 : 0;
+    if (listed != (kFamilyOf[id] == family ? 1 : 0)) return false;
+  }
+  return true;
+}
 
 /// A row of PtxOps.def.
 struct OpInfo {

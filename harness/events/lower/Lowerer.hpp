@@ -396,14 +396,14 @@ class Lowerer {
 };
 
 // ---------------------------------------------------------------------------------------------------
-// The families (one declaration per row of PtxOps.def; a repeated declaration is harmless)
+// The families (one pair per PTX_FAMILY row of PtxOps.def, defined in lower/<file>.cpp)
 // ---------------------------------------------------------------------------------------------------
 
-#define PTX_OP(Id, mnemonic, family, ...)                                     \
-  Flow lower##family(Lowerer& L, PathState& st, const Instr& in, Work& work); \
-  int mbarrierOperand##family(const Instr& in);
+#define PTX_FAMILY(Name, file, role, doc)                                   \
+  Flow lower##Name(Lowerer& L, PathState& st, const Instr& in, Work& work); \
+  int mbarrierOperand##Name(const Instr& in);
 #include "ptx/PtxOps.def"
-#undef PTX_OP
+#undef PTX_FAMILY
 
 // ---------------------------------------------------------------------------------------------------
 // A family's table of lowerings
@@ -415,22 +415,9 @@ struct OpLowering {
   Flow (*lower)(Lowerer& L, PathState& st, const Instr& in, Work& work);
 };
 
-/// The family of every row of PtxOps.def, by OpId.
-inline constexpr ptx::OpFamily kFamilyOf[] = {
-#define PTX_OP(Id, mnemonic, family, ...) ptx::OpFamily::family,
-#include "ptx/PtxOps.def"
-#undef PTX_OP
-};
-static_assert(std::size(kFamilyOf) == static_cast<size_t>(OpId::Count_));
-
-/// True if `table` lists every row of `family` exactly once and no row of another family.
+/// True if `table` lists every row of `family` exactly once and no row of another family (ptx/Ops.hpp).
 consteval bool coversFamily(std::span<const OpLowering> table, ptx::OpFamily family) {
-  for (size_t id = 0; id < std::size(kFamilyOf); ++id) {
-    int listed = 0;
-    for (const OpLowering& e : table) listed += static_cast<size_t>(e.op) == id ? 1 : 0;
-    if (listed != (kFamilyOf[id] == family ? 1 : 0)) return false;
-  }
-  return true;
+  return ptx::coversFamily<OpLowering>(table, family);
 }
 
 /// Runs the lowering of `in.op` in `table` (a family's table, checked with coversFamily).

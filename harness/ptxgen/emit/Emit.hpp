@@ -156,59 +156,17 @@ void collectRegs(const Instr& in, Regs& regs);
 
 // ---------------------------------------------------------------- the families
 
-// Memory.cpp: ld, st, atom, red, their surface / texture / constant-proxy forms, tensormap.replace.
-void emitRead(Writer& w);
-void emitWrite(Writer& w);
-void emitRmw(Writer& w);
-void regsRead(const Instr& in, Regs& regs);
-void regsWrite(const Instr& in, Regs& regs);
-void regsRmw(const Instr& in, Regs& regs);
-void defaultsRead(const Instr& in, Qualifiers& q);
-void defaultsWrite(const Instr& in, Qualifiers& q);
-void defaultsRmw(const Instr& in, Qualifiers& q);
+// Three entry points per PTX_FAMILY row of PtxOps.def, defined in emit/<file>.cpp.
+#define PTX_FAMILY(Name, file, role, doc)       \
+  void emit##Name(Writer& w);                   \
+  void regs##Name(const Instr& in, Regs& regs); \
+  void defaults##Name(const Instr& in, Qualifiers& q);
+#include "ptx/PtxOps.def"
+#undef PTX_FAMILY
 
-// Fences.cpp: fence, membar, fence.mbarrier_init and the proxy fences.
-void emitFence(Writer& w);
-void emitProxyFence(Writer& w);
-void regsFence(const Instr& in, Regs& regs);
-void regsProxyFence(const Instr& in, Regs& regs);
-void defaultsFence(const Instr& in, Qualifiers& q);
-void defaultsProxyFence(const Instr& in, Qualifiers& q);
-
-// Barriers.cpp: bar.sync / bar.arrive (named barriers per warp group) and the cluster barrier.
-void emitBarrier(Writer& w);
-void regsBarrier(const Instr& in, Regs& regs);
-void defaultsBarrier(const Instr& in, Qualifiers& q);
-
-// Mbarrier.cpp: mbarrier.* and cp.async.mbarrier.arrive.
-void emitMbarrier(Writer& w);
-void regsMbarrier(const Instr& in, Regs& regs);
-void defaultsMbarrier(const Instr& in, Qualifiers& q);
-
-// AsyncCopy.cpp: cp.async, cp.async.bulk (.tensor) and their commit / wait groups.
-void emitAsyncCopy(Writer& w);
-void emitAsyncGroup(Writer& w);
-void regsAsyncCopy(const Instr& in, Regs& regs);
-void regsAsyncGroup(const Instr& in, Regs& regs);
-void defaultsAsyncCopy(const Instr& in, Qualifiers& q);
-void defaultsAsyncGroup(const Instr& in, Qualifiers& q);
-
-// Clc.cpp: clusterlaunchcontrol.try_cancel / query_cancel.
-void emitClc(Writer& w);
-void regsClc(const Instr& in, Regs& regs);
-void defaultsClc(const Instr& in, Qualifiers& q);
-
-// Local.cpp: register-only instructions, computed on the 64-bit value registers.
-void emitLocal(Writer& w);
-void regsLocal(const Instr& in, Regs& regs);
-void defaultsLocal(const Instr& in, Qualifiers& q);
+// Local.cpp
 /// The spelling of a register-only instruction (spell() of family Local).
 [[nodiscard]] std::string spellLocal(const Instr& in);
-
-// Branch.cpp: branches, ret and exit.
-void emitBranch(Writer& w);
-void regsBranch(const Instr& in, Regs& regs);
-void defaultsBranch(const Instr& in, Qualifiers& q);
 
 // Spelling.cpp
 /// Does qualifier `flag` (without its dot) belong to qualifier group `group`?
@@ -222,22 +180,9 @@ struct OpEmitter {
   void (*emit)(Writer&);
 };
 
-/// The family of every row of PtxOps.def, by OpId.
-inline constexpr ptx::OpFamily kFamilyOf[] = {
-#define PTX_OP(Id, mnemonic, family, ...) ptx::OpFamily::family,
-#include "ptx/PtxOps.def"
-#undef PTX_OP
-};
-static_assert(std::size(kFamilyOf) == static_cast<size_t>(ptx::OpId::Count_));
-
-/// True if `table` lists every row of `family` exactly once and no row of another family.
+/// True if `table` lists every row of `family` exactly once and no row of another family (ptx/Ops.hpp).
 consteval bool coversFamily(std::span<const OpEmitter> table, ptx::OpFamily family) {
-  for (size_t id = 0; id < std::size(kFamilyOf); ++id) {
-    int listed = 0;
-    for (const OpEmitter& e : table) listed += static_cast<size_t>(e.op) == id ? 1 : 0;
-    if (listed != (kFamilyOf[id] == family ? 1 : 0)) return false;
-  }
-  return true;
+  return ptx::coversFamily<OpEmitter>(table, family);
 }
 
 /// Runs the emitter of `w.in.op` in `table` (a family's table, checked with coversFamily).
