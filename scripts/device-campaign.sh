@@ -24,7 +24,7 @@ log() { echo "== $*" | tee -a "$OUT/campaign.log"; }
 
 log "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader 2>/dev/null)"
 log "building ptxmm-hw"
-SRCS="harness/support/*.cpp harness/ptx/*.cpp harness/litmus/*.cpp harness/ptxgen/*.cpp harness/ptxgen/emit/*.cpp harness/runner/*.cpp harness/report/*.cpp harness/runner/standalone/main.cpp"
+SRCS="harness/support/*.cpp harness/ptx/*.cpp harness/litmus/*.cpp harness/outcome/*.cpp harness/ptxgen/*.cpp harness/ptxgen/emit/*.cpp harness/runner/*.cpp harness/report/*.cpp harness/runner/standalone/main.cpp"
 OBJ=/tmp/ptxmm-obj; mkdir -p $OBJ
 CXXFLAGS="-std=c++20 -O2 -DFMT_HEADER_ONLY -DPTXMM_HAVE_CUDA=1 -DPTXMM_SOURCE_DIR=\"$PWD\" -Iharness -I.hwdeps/include -I$CUDA/include"
 # shellcheck disable=SC2086
