@@ -1,11 +1,11 @@
 // libFuzzer target: `.expect` files give expectation lines or a located DiagnosticError.
 #include "FuzzTarget.hpp"
-#include "litmus/Expectations.hpp"
+#include "outcome/Expectations.hpp"
 #include "support/Diagnostic.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    (void)ptxmm::litmus::parseExpectations(ptxmm::fuzz::text(data, size), "fuzz.expect");
+    (void)ptxmm::outcome::parseExpectations(ptxmm::fuzz::text(data, size), "fuzz.expect");
   } catch (const ptxmm::DiagnosticError&) {
   }
   return 0;

@@ -116,7 +116,8 @@ def markdown(order, deps, edges, reduced):
     for s in order + [TOP]:
         inc = sorted({b for (a, b) in edges if a == s}, key=lambda x: (order + [TOP]).index(x))
         may = "every stage" if s == TOP else ", ".join(x for x in order if x in cl[s] and x != s) or "—"
-        lines.append(f"| `{s}/` | {', '.join(f'`{x}`' for x in inc) or '—'} | {may} |")
+        name = "`cli/`, `tools/` (the executables)" if s == TOP else f"`{s}/`"
+        lines.append(f"| {name} | {', '.join(f'`{x}`' for x in inc) or '—'} | {may} |")
     lines += ["", "Edges of the graph (transitively reduced), each pointing down:", "", "```"]
     lines += [f"{a} -> {b}" for (a, b) in reduced]
     lines += ["```", "", END]
@@ -125,7 +126,8 @@ def markdown(order, deps, edges, reduced):
 
 def dot_source(order, reduced):
     out = ["digraph stages {", '  rankdir=TB; node [shape=box, fontname="Helvetica"];']
-    for s in [TOP] + order[::-1]:
+    out.append(f'  "{TOP}" [label="cli/, tools/"];')
+    for s in order[::-1]:
         out.append(f'  "{s}";')
     out += [f'  "{a}" -> "{b}";' for (a, b) in reduced]
     out.append("}")

@@ -28,7 +28,7 @@ log() { echo "== $*" | tee -a "$OUT/campaign.log"; }
 
 log "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader 2>/dev/null)"
 log "building ptxmm-hw"
-SRCS="harness/support/*.cpp harness/ptx/*.cpp harness/litmus/*.cpp harness/ptxgen/*.cpp harness/ptxgen/emit/*.cpp harness/runner/*.cpp harness/report/*.cpp harness/cli/RunOptions.cpp tools/ptxmm-hw/main.cpp"
+SRCS="harness/support/*.cpp harness/ptx/*.cpp harness/litmus/*.cpp harness/outcome/*.cpp harness/ptxgen/*.cpp harness/ptxgen/emit/*.cpp harness/runner/*.cpp harness/report/*.cpp harness/cli/RunOptions.cpp tools/ptxmm-hw/main.cpp"
 for h in nlohmann/json.hpp fmt/format.h CLI/CLI.hpp; do
   [ -f "/usr/include/$h" ] || [ -f ".hwdeps/include/$h" ] || { log "missing header $h: carry it in .hwdeps/include"; exit 1; }
 done

@@ -255,8 +255,8 @@ std::string toString(Necessity n) {
 }
 
 std::string verdictSummary(const check::Verdict& v) {
-  if (v.status != check::Status::Ok) return fmt::format("{}: {}", check::statusName(v.status), v.message);
-  return check::toString(v.observation) + joinFlags(v.flags);
+  if (v.status != check::Status::Ok) return fmt::format("{}: {}", outcome::statusName(v.status), v.message);
+  return outcome::toString(v.observation) + joinFlags(v.flags);
 }
 
 FenceReport fenceNecessity(const litmus::Test& test, const std::vector<NamedModel>& models, const FenceOptions& options,
@@ -264,7 +264,7 @@ FenceReport fenceNecessity(const litmus::Test& test, const std::vector<NamedMode
   FenceReport rep;
   rep.testName = test.name;
   rep.file = test.file;
-  rep.condition = check::conditionText(test.condition);
+  rep.condition = litmus::printCondition(test.condition, litmus::PropStyle::Herd);
   rep.sites = findSyncSites(test);
   std::vector<litmus::Test> mutants;
   mutants.reserve(rep.sites.size());

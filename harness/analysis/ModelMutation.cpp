@@ -174,7 +174,7 @@ std::string verdictDifference(const check::Verdict& a, const check::Verdict& b) 
   }
   if (a.ok != b.ok) return fmt::format("{} -> {}", a.ok ? "Ok" : "No", b.ok ? "Ok" : "No");
   if (a.observation != b.observation)
-    return fmt::format("observation {} -> {}", check::toString(a.observation), check::toString(b.observation));
+    return fmt::format("observation {} -> {}", outcome::toString(a.observation), outcome::toString(b.observation));
   if (a.countsAreExecutions && b.countsAreExecutions) {
     for (size_t k = 0; k < a.states.size(); ++k)  // same keys, same order (checked above)
       if (a.states[k].executions != b.states[k].executions)

@@ -544,7 +544,7 @@ RepairGrade grade(const check::Verdict& v, const check::Verdict& original) {
 std::string describeProblem(const check::Verdict& v) {
   std::string s;
   if (badOutcomeReachable(v))
-    s += fmt::format("the bad outcome of `{}` is reachable ({})", v.condition, check::toString(v.observation));
+    s += fmt::format("the bad outcome of `{}` is reachable ({})", v.condition, outcome::toString(v.observation));
   for (const auto& f : check::findings(v)) {
     if (!s.empty()) s += "; ";
     s += (f.check == f.flag ? f.flag : f.flag + " (" + f.check + ")") + ": " + f.text();

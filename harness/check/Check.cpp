@@ -9,10 +9,10 @@
 #include <memory>
 #include <optional>
 
-#include "check/StateSpec.hpp"
 #include "enum/Engine.hpp"
 #include "events/Lower.hpp"
 #include "litmus/Printer.hpp"
+#include "outcome/State.hpp"
 #include "smt/Engine.hpp"
 #include "support/Budget.hpp"
 
@@ -67,7 +67,7 @@ Verdict checkTest(const litmus::Test& test, const cat::Model& model, const std::
     e.testName = test.name;
     e.file = test.file;
     e.quant = test.condition.quant;
-    e.condition = conditionText(test.condition);
+    e.condition = litmus::printCondition(test.condition, litmus::PropStyle::Herd);
     e.status = st;
     e.message = msg;
     e.internalError = internal;
@@ -92,7 +92,8 @@ Verdict checkTest(const litmus::Test& test, const cat::Model& model, const std::
       v = fail(Status::Unknown, fmt::format("{}: refused: {} events exceed the size limit --max-events {}", test.file,
                                             program.events.size(), options.maxEvents));
     } else {
-      StateSpec spec = makeStateSpec(program);
+      const outcome::StateSpec spec =
+          outcome::makeStateSpec(test, [&](const litmus::LocRef& ref) { return events::findLocation(program, ref); });
       auto runE = [&] {
         enumeration::EnumOptions eo;
         eo.witnesses = options.witnesses;
@@ -159,7 +160,7 @@ Verdict checkTest(const litmus::Test& test, const cat::Model& model, const std::
   } catch (const events::SizeLimit& e) {
     v = fail(Status::Unknown, fmt::format("{}: refused: {}", test.file, e.what()));
   } catch (const BudgetExceeded& e) {
-    v = fail(budgetStatus(e), fmt::format("{}: {}", test.file, e.what()));
+    v = fail(outcome::budgetStatus(e), fmt::format("{}: {}", test.file, e.what()));
   } catch (const DiagnosticError& e) {
     v = fail(Status::Error, e.what());
   } catch (const z3::exception& e) {

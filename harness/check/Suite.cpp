@@ -18,7 +18,6 @@
 #include "cat/Model.hpp"
 #include "check/CiReport.hpp"
 #include "check/Dot.hpp"
-#include "litmus/Expectations.hpp"
 #include "litmus/Parser.hpp"
 #include "support/Budget.hpp"
 #include "support/Parallel.hpp"
@@ -54,16 +53,17 @@ std::set<std::string> raisableFlags(const cat::Model& model) {
   return out;
 }
 
-std::optional<Expected> readExpectation(const std::filesystem::path& litmusPath, const std::string& modelName,
-                                        const std::set<std::string>* knownFlags) {
-  // The format is owned by litmus/Expectations.hpp (one parser for the suite and its tools).
-  std::string path = litmus::expectationPathFor(litmusPath.string());
+std::optional<outcome::Expectation> readExpectation(const std::filesystem::path& litmusPath,
+                                                    const std::string& modelName,
+                                                    const std::set<std::string>* knownFlags) {
+  // The format is owned by outcome/Expectations.hpp (one parser for the suite and its tools).
+  std::string path = outcome::expectationPathFor(litmusPath.string());
   std::error_code ec;
   if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) return std::nullopt;
   if (!std::filesystem::is_regular_file(path, ec))
     throw DiagnosticError(SourceLoc{path, 0, 0}, ec ? "cannot read the expectation file: " + ec.message()
                                                     : "the expectation file is not a regular file");
-  std::vector<litmus::Expectation> all = litmus::parseExpectationFile(path);
+  std::vector<outcome::Expectation> all = outcome::parseExpectationFile(path);
   for (const auto& line : all) {
     if (line.model == modelName) continue;
     try {
@@ -74,7 +74,7 @@ std::optional<Expected> readExpectation(const std::filesystem::path& litmusPath,
                                                   line.model, modelName));
     }
   }
-  const litmus::Expectation* e = litmus::findExpectation(all, modelName);
+  const outcome::Expectation* e = outcome::findExpectation(all, modelName);
   if (!e) return std::nullopt;
   if (knownFlags)
     for (const auto& f : e->flags)
@@ -86,47 +86,21 @@ std::optional<Expected> readExpectation(const std::filesystem::path& litmusPath,
         throw DiagnosticError(e->src, fmt::format("unknown flag '+{}' for model '{}'{} (it can raise {})", f, modelName,
                                                   hint.empty() ? "" : ": did you mean '+" + hint + "'?", all));
       }
-  Expected out;
-  switch (e->verdict) {
-    case litmus::Expectation::Always: out.observation = Observation::Always; break;
-    case litmus::Expectation::Sometimes: out.observation = Observation::Sometimes; break;
-    case litmus::Expectation::Never: out.observation = Observation::Never; break;
-  }
-  out.flags.insert(e->flags.begin(), e->flags.end());
-  out.reason = e->reason;
-  out.src = e->src;
-  return out;
-}
-
-std::string expectationMismatch(const Verdict& v, const Expected& e) {
-  std::string r;
-  if (v.observation != e.observation)
-    r = fmt::format("expected {} but the model gives {}", toString(e.observation), toString(v.observation));
-  if (v.flags != e.flags) {
-    if (!r.empty()) r += "; ";
-    r += fmt::format("expected {} but the model raises {}", joinFlags(e.flags), joinFlags(v.flags));
-  }
-  return r;
+  return *e;
 }
 
 BlessResult blessExpectation(const std::filesystem::path& litmusPath, const std::string& modelName, const Verdict& v) {
   BlessResult r;
-  r.expectPath = litmus::expectationPathFor(litmusPath.string());
+  r.expectPath = outcome::expectationPathFor(litmusPath.string());
   std::error_code ec;
   std::optional<std::string> text;
   if (std::filesystem::exists(std::filesystem::symlink_status(r.expectPath, ec)))
-    text = litmus::readExpectationText(r.expectPath);
-  litmus::Expectation::Observation observation = litmus::Expectation::Never;
-  switch (v.observation) {
-    case Observation::Always: observation = litmus::Expectation::Always; break;
-    case Observation::Sometimes: observation = litmus::Expectation::Sometimes; break;
-    case Observation::Never: observation = litmus::Expectation::Never; break;
-  }
-  litmus::Blessed b = litmus::blessExpectations(text, r.expectPath, modelName, observation,
-                                                std::vector<std::string>(v.flags.begin(), v.flags.end()));
+    text = outcome::readExpectationText(r.expectPath);
+  outcome::Blessed b = outcome::blessExpectations(text, r.expectPath, modelName, v.observation,
+                                                  std::vector<std::string>(v.flags.begin(), v.flags.end()));
   r.action = b.action;
   r.was = b.was;
-  if (b.action != litmus::Blessed::Unchanged) litmus::writeExpectationFile(r.expectPath, b.text);
+  if (b.action != outcome::Blessed::Unchanged) outcome::writeExpectationFile(r.expectPath, b.text);
   return r;
 }
 
@@ -276,7 +250,7 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
       parsed = litmus::tryParseFile(file.string());
     } catch (const BudgetExceeded& e) {
       o.kind = TestOutcome::Fail;
-      o.status = budgetStatus(e);
+      o.status = outcome::budgetStatus(e);
       o.record.message = e.what();
       o.diag = fmt::format("FAIL {}: {}: {}\n", file.string(), statusName(o.status), e.what());
       return o;
@@ -344,19 +318,22 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
         o.diag += fmt::format("NOEXPECT {}: no expectation for model '{}': verdict {}{} not compared\n", file.string(),
                               modelName, toString(v.observation), v.flags.empty() ? "" : " " + joinFlags(v.flags));
       } else {
-        o.record.expectedFlags = e->flags;
+        o.record.expectedFlags = std::set<std::string>(e->flags.begin(), e->flags.end());
         o.record.expectReason = e->reason;
-        if (litmus::isTodoReason(e->reason))
+        if (outcome::isTodoReason(e->reason))
           o.diag += fmt::format("{}:{}: warning: reason not written yet\n", e->src.file, e->src.line);
-        if (std::string m = expectationMismatch(v, *e); !m.empty()) {
+        if (std::string m = outcome::expectationMismatch(*e, v.observation, v.flags); !m.empty()) {
           o.kind = TestOutcome::Fail;
           o.diag += fmt::format("FAIL {}: {}\n", file.string(), m);
           o.record.message = m;
         }
       }
       // --liveness: a hang the expectation does not name fails the test.
+      auto expects = [&](const char* flag) {
+        return std::find(e->flags.begin(), e->flags.end(), flag) != e->flags.end();
+      };
       const bool named =
-          e && ((!o.live->deadlock || e->flags.count("deadlock")) && (!o.live->livelock || e->flags.count("livelock")));
+          e && ((!o.live->deadlock || expects("deadlock")) && (!o.live->livelock || expects("livelock")));
       if (options.liveness && !options.bless && o.live->hangs() && !named) {
         o.kind = TestOutcome::Fail;
         const std::string m = "may hang: " + livenessLine(*o.live);
@@ -440,15 +417,15 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
         BlessResult b = blessExpectation(files[i], modelName, *o.bless);
         o.record.expectedFlags = o.bless->flags;
         switch (b.action) {
-          case litmus::Blessed::Created:
+          case outcome::Blessed::Created:
             ++sum.blessCreated;
             o.diag += fmt::format("BLESS {}: created\n", b.expectPath);
             break;
-          case litmus::Blessed::Updated:
+          case outcome::Blessed::Updated:
             ++sum.blessUpdated;
             o.diag += fmt::format("BLESS {}: updated (was {})\n", b.expectPath, b.was);
             break;
-          case litmus::Blessed::Unchanged:
+          case outcome::Blessed::Unchanged:
             ++sum.blessUnchanged;
             o.diag += fmt::format("BLESS {}: unchanged\n", b.expectPath);
             break;

@@ -13,7 +13,7 @@
 #include "cat/Model.hpp"
 #include "check/Check.hpp"
 #include "check/Verdict.hpp"
-#include "litmus/Expectations.hpp"
+#include "outcome/Expectations.hpp"
 
 namespace ptxmm::check {
 
@@ -65,39 +65,28 @@ struct SuiteSummary {
 /// The summary as one JSON object line for --json: {"summary":{"passed":N,"failed":N,"errors":N,...}}.
 [[nodiscard]] std::string summaryJson(const SuiteSummary& s);
 
-/// Expected verdict of a test for one model (one `.expect` line).
-struct Expected {
-  Observation observation = Observation::Never;
-  std::set<std::string> flags;  ///< without the leading '+'
-  std::string reason;
-  SourceLoc src;  ///< the line in the `.expect` file
-};
-
 /// Expectation of the test at `litmusPath` for `modelName` from `<test>.expect` (nullopt if there is
 /// no such file or no line for the model). Throws DiagnosticError, located at the line, for a malformed
 /// line, an `.expect` that is not a readable file, a line naming a model that is neither `modelName`
 /// nor a shipped one, and (given `knownFlags`, the flags the model and the engines can raise) a flag of
 /// `modelName`'s line that cannot be raised.
-[[nodiscard]] std::optional<Expected> readExpectation(const std::filesystem::path& litmusPath,
-                                                      const std::string& modelName,
-                                                      const std::set<std::string>* knownFlags = nullptr);
+[[nodiscard]] std::optional<outcome::Expectation> readExpectation(const std::filesystem::path& litmusPath,
+                                                                  const std::string& modelName,
+                                                                  const std::set<std::string>* knownFlags = nullptr);
 
 /// The flags a check with `model` can raise: the model's own (cat::flagNames) and the engines'
 /// (`undefined`, `deadlock`, `cut`).
 [[nodiscard]] std::set<std::string> raisableFlags(const cat::Model& model);
 
-/// Why `v` does not meet `e` ("" if it does).
-[[nodiscard]] std::string expectationMismatch(const Verdict& v, const Expected& e);
-
 /// What blessExpectation did to a test's `.expect` file.
 struct BlessResult {
   std::string expectPath;  ///< the `.expect` file
-  litmus::Blessed::Action action = litmus::Blessed::Unchanged;
+  outcome::Blessed::Action action = outcome::Blessed::Unchanged;
   std::string was;  ///< Updated: the verdict and flags the line had
 };
 
 /// Writes the observation and flags of `v` (a decided verdict) into the `.expect` line of the test at
-/// `litmusPath` for `modelName` (litmus::blessExpectations: a matching line stays byte for byte, a new or
+/// `litmusPath` for `modelName` (outcome::blessExpectations: a matching line stays byte for byte, a new or
 /// changed one gets a TODO reason), atomically, and only if the text changes. Throws DiagnosticError if the
 /// file cannot be read, parsed or written.
 BlessResult blessExpectation(const std::filesystem::path& litmusPath, const std::string& modelName, const Verdict& v);

@@ -6,88 +6,9 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "litmus/Printer.hpp"
+
 namespace ptxmm::check {
-
-namespace {
-
-std::string termText(const litmus::Term& t) {
-  switch (t.kind) {
-    case litmus::Term::Kind::Reg: return fmt::format("{}:{}", t.thread, t.reg);
-    case litmus::Term::Kind::Loc: return t.loc.cta >= 0 ? fmt::format("{}@cta{}", t.loc.name, t.loc.cta) : t.loc.name;
-    case litmus::Term::Kind::Const: return std::to_string(t.value);
-  }
-  return "?";
-}
-
-// Operator precedence for printing: Implies < Or < And < Not/atoms.
-int precedence(const litmus::Prop& p) {
-  switch (p.kind) {
-    case litmus::Prop::Kind::Implies: return 1;
-    case litmus::Prop::Kind::Or: return 2;
-    case litmus::Prop::Kind::And: return 3;
-    default: return 4;
-  }
-}
-
-std::string propTextPrec(const litmus::Prop& p, int ctx) {
-  std::string s;
-  using K = litmus::Prop::Kind;
-  switch (p.kind) {
-    case K::True: return "true";
-    case K::False: return "false";
-    case K::Eq: return termText(p.lhs) + "=" + termText(p.rhs);
-    case K::Ne: return termText(p.lhs) + "!=" + termText(p.rhs);
-    case K::Not: return "~" + propTextPrec(p.kids.at(0), 4);
-    case K::And: s = propTextPrec(p.kids.at(0), 3) + " /\\ " + propTextPrec(p.kids.at(1), 3); break;
-    case K::Or: s = propTextPrec(p.kids.at(0), 2) + " \\/ " + propTextPrec(p.kids.at(1), 2); break;
-    case K::Implies: s = propTextPrec(p.kids.at(0), 2) + " => " + propTextPrec(p.kids.at(1), 1); break;
-  }
-  return precedence(p) < ctx ? "(" + s + ")" : s;
-}
-
-}  // namespace
-
-const char* statusName(Status s) {
-  switch (s) {
-    case Status::Ok: return "ok";
-    case Status::Error: return "error";
-    case Status::Timeout: return "timeout";
-    case Status::MemoryLimit: return "memory";
-    case Status::Unknown: return "unknown";
-  }
-  return "?";
-}
-
-std::optional<Status> parseStatus(const std::string& s) {
-  for (Status st : {Status::Ok, Status::Error, Status::Timeout, Status::MemoryLimit, Status::Unknown})
-    if (s == statusName(st)) return st;
-  return std::nullopt;
-}
-
-std::string propText(const litmus::Prop& p) { return propTextPrec(p, 0); }
-
-std::string conditionText(const litmus::Condition& c) {
-  const char* q = c.quant == litmus::Condition::Quant::Exists      ? "exists"
-                  : c.quant == litmus::Condition::Quant::NotExists ? "~exists"
-                                                                   : "forall";
-  return fmt::format("{} ({})", q, propText(c.prop));
-}
-
-std::string toString(Observation o) {
-  switch (o) {
-    case Observation::Always: return "Always";
-    case Observation::Sometimes: return "Sometimes";
-    case Observation::Never: return "Never";
-  }
-  return "?";
-}
-
-std::optional<Observation> parseObservation(const std::string& s) {
-  if (s == "Always") return Observation::Always;
-  if (s == "Sometimes") return Observation::Sometimes;
-  if (s == "Never") return Observation::Never;
-  return std::nullopt;
-}
 
 void finalizeVerdict(Verdict& v) {
   std::sort(v.states.begin(), v.states.end(), [](const StateResult& a, const StateResult& b) { return a.key < b.key; });
@@ -98,15 +19,8 @@ void finalizeVerdict(Verdict& v) {
     v.flags.insert(s.flags.begin(), s.flags.end());
   }
   v.undefined = v.flags.count("undefined") > 0;
-  // herdtools7 herd/top_herd.ml, check_cond: exists pos > 0, ~exists pos = 0, forall neg = 0.
-  using Q = litmus::Condition::Quant;
-  switch (v.quant) {
-    case Q::Exists: v.ok = v.positive > 0; break;
-    case Q::NotExists: v.ok = v.positive == 0; break;
-    case Q::Forall: v.ok = v.negative == 0; break;
-  }
-  // herd/top_herd.ml, the Observation line: from pos and neg alone, for every quantifier.
-  v.observation = v.positive == 0 ? Observation::Never : v.negative == 0 ? Observation::Always : Observation::Sometimes;
+  v.ok = outcome::validated(v.quant, v.positive, v.negative);
+  v.observation = outcome::observe(v.positive, v.negative);
 }
 
 const char* kindName(litmus::Condition::Quant q) {
@@ -130,7 +44,7 @@ Verdict makeVerdict(const litmus::Test& test, EngineResult result) {
   v.testName = test.name;
   v.file = test.file;
   v.quant = test.condition.quant;
-  v.condition = conditionText(test.condition);
+  v.condition = litmus::printCondition(test.condition, litmus::PropStyle::Herd);
   v.states = std::move(result.states);
   v.countsAreExecutions = result.countsAreExecutions;
   v.forbiddenBy = std::move(result.forbiddenBy);
@@ -161,13 +75,6 @@ std::string FindingReport::text() const {
   for (size_t g = 0; g < items.size() && g < 3; ++g) out += (g ? "; " : "") + items[g];
   if (items.size() > 3) out += fmt::format("; and {} more", items.size() - 3);
   return out;
-}
-
-void replaceWitness(StateResult& st, Witness w) {
-  if (st.witness)
-    for (const auto& f : st.witness->findings)
-      if (!st.flagWitness.count(f.check)) st.flagWitness.emplace(f.check, *st.witness);
-  st.witness = std::move(w);
 }
 
 std::vector<FindingReport> findings(const Verdict& v) {

@@ -1,9 +1,7 @@
 // Verdicts: what checking one litmus test against one cat model yields (states, Ok/No, counts,
 // observation, flags, witnesses, the axioms that forbid the condition's outcome), and their
-// herd7-format log and JSON forms.
-//
-// The plain data types of this header (StateResult, Witness, EngineResult) are header-only so that
-// the engines (enum/, smt/) can fill them without linking check/; the functions are in Verdict.cpp.
+// herd7-format log and JSON forms. A verdict is assembled from an engine's per-state records
+// (outcome/Result.hpp).
 #pragma once
 
 #include <cstdint>
@@ -16,95 +14,19 @@
 #include <vector>
 
 #include "litmus/Ast.hpp"
-#include "support/Budget.hpp"
+#include "outcome/Observation.hpp"
+#include "outcome/Result.hpp"
 
 namespace ptxmm::check {
 
-/// One event of a witness execution, as shown in logs and graphs.
-struct WitnessEvent {
-  int id = -1;              ///< EventId in the event program
-  int thread = -1;          ///< -1 for init writes
-  std::string label;        ///< "W x=1", "R y=0", "F.sc.gpu"
-  std::string kind;         ///< "R", "W" or "F"
-  int64_t value = 0;        ///< value read or written (0 for fences)
-  bool isInit = false;      ///< initial write
-  bool proxyFence = false;  ///< a proxy fence (highlighted in graphs)
-  int line = 0;             ///< source line of the instruction that gave rise to it (0 for init writes)
-  int srcThread = -1;       ///< the litmus thread of that instruction (async operations: the issuing one)
-  std::string instr;        ///< that instruction, printed ("" for init writes)
-};
-
-/// What a raised flag or undefined_unless check found in a witness execution: the value the model
-/// tested, as pairs of events (a relation, e.g. the racing pairs of `data-race`) or events (a set).
-struct Finding {
-  std::string flag;                        ///< the flag it raises: the check's name, or "undefined"
-  std::string check;                       ///< the model's name of the check
-  std::vector<std::pair<int, int>> pairs;  ///< relation value (event ids)
-  std::vector<int> events;                 ///< set value (event ids)
-};
-
-/// One execution: its events and the relations between them (by event id).
-struct Witness {
-  std::vector<WitnessEvent> events;
-  /// Relations by name: "po", "rf", "co", "fr", "sc", plus static ones (issue, aso, ...) and those
-  /// chosen by the model's `show`.
-  std::map<std::string, std::vector<std::pair<int, int>>> relations;
-  /// The non-empty values of the model's flags and undefined_unless checks in this execution.
-  std::vector<Finding> findings;
-};
-
-/// One reachable final state.
-struct StateResult {
-  std::string key;                 ///< canonical key "0:r1=1; 1:r2=0; x=2;"
-  std::vector<int64_t> values;     ///< values of the observed terms, in key order
-  bool satisfies = false;          ///< whether the condition's proposition holds in this state
-  uint64_t executions = 0;         ///< number of allowed executions reaching it (see countsAreExecutions)
-  std::set<std::string> flags;     ///< flags raised by some allowed execution reaching it
-  std::optional<Witness> witness;  ///< one allowed execution reaching it
-  /// Check name -> an earlier witness whose finding of that check `witness` does not repeat (a state
-  /// reached by executions with different flags keeps a finding for each, see replaceWitness).
-  std::map<std::string, Witness> flagWitness;
-};
-
-/// Makes `w` the witness of `st`; the findings of the witness it replaces stay reported (flagWitness).
-void replaceWitness(StateResult& st, Witness w);
-
-/// How often the condition's proposition holds over the allowed executions (herd7 `Observation` line,
-/// herdtools7 herd/top_herd.ml): Never (no execution satisfies it), Always (every one does), else
-/// Sometimes, whatever the quantifier (for `forall` as for `exists`).
-enum class Observation { Always, Sometimes, Never };
-
-/// Outcome of checking one test. Only Ok carries a verdict: every other status means the test was
-/// not decided, and no output format may print Ok/No, an Observation or counts for it (herd7 prints
-/// no log for a test it could not finish); suites count it as failed.
-enum class Status {
-  Ok,           ///< all states computed: the verdict fields are valid
-  Error,        ///< the test could not be checked (bad input, engine error; message says why)
-  Timeout,      ///< the time budget was spent; states are partial
-  MemoryLimit,  ///< the memory budget (--memory) was spent; states are partial
-  Unknown       ///< could not be decided: a size cap (states, candidates), refused input, solver unknown
-};
-
-/// Name of a status as written in logs and JSON: "ok", "error", "timeout", "memory", "unknown".
-[[nodiscard]] const char* statusName(Status s);
-
-/// The status of a test whose budget is spent: Timeout or MemoryLimit.
-[[nodiscard]] inline Status budgetStatus(const BudgetExceeded& e) {
-  return e.kind() == BudgetExceeded::Time ? Status::Timeout : Status::MemoryLimit;
-}
-
-/// Parses a status name (inverse of statusName).
-[[nodiscard]] std::optional<Status> parseStatus(const std::string& s);
-
-/// What an engine produces for one test (before the verdict's derived fields are computed).
-struct EngineResult {
-  Status status = Status::Ok;
-  std::string message;                   ///< for Unknown / Error
-  std::vector<StateResult> states;       ///< any order; check/ sorts them by key
-  bool countsAreExecutions = true;       ///< false: `executions` counts 1 per state (smt without counting)
-  std::vector<std::string> forbiddenBy;  ///< axioms forbidding the condition's outcome (if unreachable)
-  uint64_t candidates = 0;               ///< candidate executions examined (enum) or solver calls (smt)
-};
+// Verdicts are expressed in outcome/'s records.
+using outcome::EngineResult;
+using outcome::Finding;
+using outcome::Observation;
+using outcome::StateResult;
+using outcome::Status;
+using outcome::Witness;
+using outcome::WitnessEvent;
 
 /// The verdict on one test.
 struct Verdict {
@@ -149,18 +71,6 @@ void finalizeVerdict(Verdict& v);
 
 /// Builds a verdict for `test` from an engine's result (states, counts, flags, forbiddenBy).
 [[nodiscard]] Verdict makeVerdict(const litmus::Test& test, EngineResult result);
-
-/// Text of a condition in herd7 style: `exists (0:r1=1 /\ 1:r2=0)`.
-[[nodiscard]] std::string conditionText(const litmus::Condition& c);
-
-/// Text of a proposition in herd7 style (no quantifier).
-[[nodiscard]] std::string propText(const litmus::Prop& p);
-
-/// Name of an observation: "Always", "Sometimes", "Never".
-[[nodiscard]] std::string toString(Observation o);
-
-/// Parses "Always" / "Sometimes" / "Never".
-[[nodiscard]] std::optional<Observation> parseObservation(const std::string& s);
 
 /// herd7's kind of a condition (`Test X <kind>`): exists "Allowed", ~exists "Forbidden", forall
 /// "Required" (herdtools7 lib/constrGen.ml, kind_of/pp_kind).

@@ -11,7 +11,7 @@
 #include "cat/BitAlgebra.hpp"
 #include "cat/Interpreter.hpp"
 #include "cat/MonotoneAlgebra.hpp"
-#include "enum/Concrete.hpp"
+#include "concrete/Concrete.hpp"
 #include "events/Builtins.hpp"
 #include "events/Skeleton.hpp"
 #include "support/Budget.hpp"
@@ -24,19 +24,19 @@ using Clock = std::chrono::steady_clock;
 
 // Thrown internally to stop the enumeration (timeout, candidate limit, cancel).
 struct Stop {
-  check::Status status;  // Timeout or Unknown
+  outcome::Status status;  // Timeout or Unknown
   std::string why;
 };
 
 class Enumerator {
  public:
-  Enumerator(const events::EventProgram& prog, const cat::Model& model, const check::StateSpec& spec,
+  Enumerator(const events::EventProgram& prog, const cat::Model& model, const outcome::StateSpec& spec,
              const EnumOptions& opts)
       : prog_(prog),
         spec_(spec),
         opts_(opts),
-        interp_(model, engineInterpreterOptions()),
-        pinterp_(model, engineInterpreterOptions()),
+        interp_(model, concrete::engineInterpreterOptions()),
+        pinterp_(model, concrete::engineInterpreterOptions()),
         ev_(prog.exprs),
         t0_(Clock::now()) {
     const auto& names = interp_.builtinNames();
@@ -50,8 +50,8 @@ class Enumerator {
     if (guessDomain_.size() > 32) guessDomain_.resize(32);
   }
 
-  check::EngineResult run() {
-    check::EngineResult res;
+  outcome::EngineResult run() {
+    outcome::EngineResult res;
     try {
       events::forEachPathChoice(prog_, [&](const std::vector<int>& choice) {
         runSkeleton(events::buildSkeleton(prog_, choice));
@@ -61,10 +61,10 @@ class Enumerator {
       res.status = s.status;
       res.message = s.why;
     } catch (const BudgetExceeded& e) {  // the test's time or memory budget (support/Budget.hpp)
-      res.status = check::budgetStatus(e);
+      res.status = outcome::budgetStatus(e);
       res.message = fmt::format("{} ({} candidates examined)", e.what(), candidates_);
     } catch (const DiagnosticError& e) {
-      res.status = check::Status::Error;
+      res.status = outcome::Status::Error;
       res.message = e.what();
     }
     for (auto& [key, st] : states_) res.states.push_back(std::move(st));
@@ -82,12 +82,12 @@ class Enumerator {
   void budget() {
     pollBudget("enum engine");
     if (((candidates_ + nodes_) & 255) != 0) return;
-    if (opts_.cancel && opts_.cancel->load()) throw Stop{check::Status::Unknown, "cancelled"};
+    if (opts_.cancel && opts_.cancel->load()) throw Stop{outcome::Status::Unknown, "cancelled"};
     if (opts_.maxCandidates && candidates_ > opts_.maxCandidates)
-      throw Stop{check::Status::Unknown, fmt::format("more than {} candidate executions", opts_.maxCandidates)};
+      throw Stop{outcome::Status::Unknown, fmt::format("more than {} candidate executions", opts_.maxCandidates)};
     if (opts_.timeoutSeconds > 0 && std::chrono::duration<double>(Clock::now() - t0_).count() > opts_.timeoutSeconds)
-      throw Stop{check::Status::Timeout, fmt::format("timeout after {:.0f} ms ({} candidates examined)",
-                                                     opts_.timeoutSeconds * 1000, candidates_)};
+      throw Stop{outcome::Status::Timeout, fmt::format("timeout after {:.0f} ms ({} candidates examined)",
+                                                       opts_.timeoutSeconds * 1000, candidates_)};
   }
 
   void runSkeleton(const events::Skeleton& sk) {
@@ -95,10 +95,10 @@ class Enumerator {
     n_ = sk.size();
     alg_.emplace(n_);
     cache_.clear();
-    bindStatic(*alg_, sk);
-    valueSets_ = hasValueSets(sk);
+    concrete::bindStatic(*alg_, sk);
+    valueSets_ = concrete::hasValueSets(sk);
     // Bound once if no event may be in a value-dependent set; else per candidate (evaluateCandidate).
-    if (!valueSets_) bindEmptyValueSets(*alg_, sk);
+    if (!valueSets_) concrete::bindEmptyValueSets(*alg_, sk);
     // Reads and their possible sources.
     reads_.clear();
     sources_.clear();
@@ -353,7 +353,7 @@ class Enumerator {
       return;
     }
     if (guesses.size() >= 3)
-      throw Stop{check::Status::Unknown, "value dependency cycle of an allowed candidate too large to solve"};
+      throw Stop{outcome::Status::Unknown, "value dependency cycle of an allowed candidate too large to solve"};
     // Guess a read that lies on a cycle: follow unknown dependencies until one repeats.
     size_t k = static_cast<size_t>(std::find(known.begin(), known.end(), 0) - known.begin());
     std::vector<char> seen(reads_.size(), 0);
@@ -377,15 +377,15 @@ class Enumerator {
 
   void evaluateCandidate(const BitMatrix& co, const BitMatrix& sc) {
     tick();
-    Dynamic d{rf_, co, sc};
-    bindDynamic(*alg_, *sk_, d);
+    concrete::Dynamic d{rf_, co, sc};
+    concrete::bindDynamic(*alg_, *sk_, d);
     if (valueSets_) {
       // The model reads value-dependent sets: one run per consistent assignment of read values. A
       // value-cyclic candidate is first run with those sets empty and dropped if not allowed, before the
       // (costly, size-limited) guessing; exact when the sets only feed flags / undefined_unless checks
       // (ptx.cat), an approximation if an allowing check depends on them (docs/design.md "Dynamic tags").
       if (!solved_) {
-        bindEmptyValueSets(*alg_, *sk_);
+        concrete::bindEmptyValueSets(*alg_, *sk_);
         cat::ModelResult<cat::BitAlgebra> pre = interp_.run(*alg_, {}, &cache_);
         bool anyAllowed = false;
         for (const auto& o : pre.outcomes) anyAllowed = anyAllowed || cat::isAllowed(o);
@@ -395,7 +395,7 @@ class Enumerator {
       for (const auto& sol : solutions_) {
         readVals_ = sol;
         ev_.reset();
-        bindValueSets(*alg_, *sk_, ev_, readVals_);
+        concrete::bindValueSets(*alg_, *sk_, ev_, readVals_);
         cat::ModelResult<cat::BitAlgebra> r = interp_.run(*alg_, {}, &cache_);
         recordSolution(r, d, co);
       }
@@ -415,13 +415,13 @@ class Enumerator {
 
   // Records the allowed outcomes of model result `r` for the candidate `d` with read values readVals_
   // (ev_ reset for them).
-  void recordSolution(const cat::ModelResult<cat::BitAlgebra>& r, const Dynamic& d, const BitMatrix& co) {
+  void recordSolution(const cat::ModelResult<cat::BitAlgebra>& r, const concrete::Dynamic& d, const BitMatrix& co) {
     bool undefined = false;
     for (const auto& [e, why] : sk_->undefinedIf)
       if (ev_.eval(e, readVals_) != 0) undefined = true;
     for (const auto& o : r.outcomes) {
       if (!cat::isAllowed(o)) continue;
-      std::vector<int64_t> vals = finalValues(
+      std::vector<int64_t> vals = concrete::finalValues(
           spec_, *sk_, co,
           [&](int w) {
             const events::Event& e = sk_->event(static_cast<size_t>(w));
@@ -429,36 +429,36 @@ class Enumerator {
           },
           [&](events::ExprId x) { return ev_.eval(x, readVals_); });
       bool fresh = false;
-      check::StateResult& st = stateEntry(states_, spec_.key(vals), vals, spec_, fresh);
+      outcome::StateResult& st = concrete::stateEntry(states_, spec_.key(vals), vals, spec_, fresh);
       ++st.executions;
       const size_t flagsBefore = st.flags.size();
-      addExecutionFlags(st, o, *sk_, undefined);
+      concrete::addExecutionFlags(st, o, *sk_, undefined);
       // The witness of a state is its first execution, or the first that raises a flag the state did not
       // have yet (so that every flag of the state has its finding in the witness).
       if (opts_.witnesses && (fresh || st.flags.size() > flagsBefore)) {
         cat::RunOptions ro;
         ro.collectShows = true;
         auto shown = interp_.run(*alg_, ro, &cache_);
-        std::vector<Shown> shows;
-        if (!shown.outcomes.empty()) shows = shownRelations(shown.outcomes.front());
-        check::replaceWitness(st, makeWitness(*sk_, d, readVals_, ev_, shows));
+        std::vector<concrete::Shown> shows;
+        if (!shown.outcomes.empty()) shows = concrete::shownRelations(shown.outcomes.front());
+        outcome::replaceWitness(st, concrete::makeWitness(*sk_, d, readVals_, ev_, shows));
       }
     }
   }
 
   const events::EventProgram& prog_;
-  const check::StateSpec& spec_;
+  const outcome::StateSpec& spec_;
   const EnumOptions& opts_;
   cat::Interpreter<cat::BitAlgebra> interp_;
   cat::Interpreter<cat::MonotoneAlgebra> pinterp_;  // the model on partial executions
-  Evaluator ev_;
+  concrete::Evaluator ev_;
   Clock::time_point t0_;
   bool useSc_ = false;
   std::vector<int64_t> guessDomain_;
   uint64_t candidates_ = 0;  // complete executions evaluated
   uint64_t nodes_ = 0;       // partial executions checked
   bool prune_ = true;        // partial executions are checked against the model (MonotoneAlgebra)
-  std::map<std::string, check::StateResult> states_;
+  std::map<std::string, outcome::StateResult> states_;
 
   // Per skeleton.
   const events::Skeleton* sk_ = nullptr;
@@ -494,14 +494,14 @@ class Enumerator {
 
 }  // namespace
 
-check::EngineResult runEnum(const events::EventProgram& program, const cat::Model& model, const check::StateSpec& spec,
-                            const EnumOptions& options) {
+outcome::EngineResult runEnum(const events::EventProgram& program, const cat::Model& model,
+                              const outcome::StateSpec& spec, const EnumOptions& options) {
   try {
     Enumerator e(program, model, spec, options);
     return e.run();
   } catch (const DiagnosticError& e) {
-    check::EngineResult r;
-    r.status = check::Status::Error;
+    outcome::EngineResult r;
+    r.status = outcome::Status::Error;
     r.message = e.what();
     return r;
   }

@@ -12,9 +12,9 @@
 #include <cstdint>
 
 #include "cat/Model.hpp"
-#include "check/StateSpec.hpp"
-#include "check/Verdict.hpp"
 #include "events/EventProgram.hpp"
+#include "outcome/Result.hpp"
+#include "outcome/State.hpp"
 
 namespace ptxmm::enumeration {
 
@@ -28,7 +28,7 @@ struct EnumOptions {
 
 /// Runs the explicit engine on a lowered test against a loaded model. Never throws for bad input:
 /// model evaluation errors become Status::Error with the message.
-[[nodiscard]] check::EngineResult runEnum(const events::EventProgram& program, const cat::Model& model,
-                                          const check::StateSpec& spec, const EnumOptions& options = {});
+[[nodiscard]] outcome::EngineResult runEnum(const events::EventProgram& program, const cat::Model& model,
+                                            const outcome::StateSpec& spec, const EnumOptions& options = {});
 
 }  // namespace ptxmm::enumeration

@@ -25,8 +25,8 @@ int prec(const Prop& p) {
   }
 }
 
-std::string wrap(const Prop& p, int minPrec) {
-  std::string s = printProp(p);
+std::string wrap(const Prop& p, int minPrec, PropStyle style) {
+  std::string s = printProp(p, style);
   return prec(p) < minPrec ? "(" + s + ")" : s;
 }
 
@@ -114,25 +114,27 @@ std::string printTerm(const Term& t) {
   return "";
 }
 
-std::string printProp(const Prop& p) {
+std::string printProp(const Prop& p, PropStyle style) {
+  // A right operand of the same operator: parenthesised in the canonical form only.
+  const int same = style == PropStyle::Canonical ? 1 : 0;
   switch (p.kind) {
     case Prop::Kind::True: return "true";
     case Prop::Kind::False: return "false";
     case Prop::Kind::Eq: return printTerm(p.lhs) + "=" + printTerm(p.rhs);
     case Prop::Kind::Ne: return printTerm(p.lhs) + "!=" + printTerm(p.rhs);
-    case Prop::Kind::Not: return "~" + wrap(p.kids.at(0), 4);
-    case Prop::Kind::And: return wrap(p.kids.at(0), 3) + " /\\ " + wrap(p.kids.at(1), 4);
-    case Prop::Kind::Or: return wrap(p.kids.at(0), 2) + " \\/ " + wrap(p.kids.at(1), 3);
-    case Prop::Kind::Implies: return wrap(p.kids.at(0), 2) + " => " + wrap(p.kids.at(1), 1);
+    case Prop::Kind::Not: return "~" + wrap(p.kids.at(0), 4, style);
+    case Prop::Kind::And: return wrap(p.kids.at(0), 3, style) + " /\\ " + wrap(p.kids.at(1), 3 + same, style);
+    case Prop::Kind::Or: return wrap(p.kids.at(0), 2, style) + " \\/ " + wrap(p.kids.at(1), 2 + same, style);
+    case Prop::Kind::Implies: return wrap(p.kids.at(0), 2, style) + " => " + wrap(p.kids.at(1), 1, style);
   }
   return "";
 }
 
-std::string printCondition(const Condition& c) {
+std::string printCondition(const Condition& c, PropStyle style) {
   const char* q = c.quant == Condition::Quant::Exists      ? "exists"
                   : c.quant == Condition::Quant::NotExists ? "~exists"
                                                            : "forall";
-  return std::string(q) + " (" + printProp(c.prop) + ")";
+  return std::string(q) + " (" + printProp(c.prop, style) + ")";
 }
 
 std::string printCanonical(const Test& t) {
@@ -180,7 +182,7 @@ std::string printCanonical(const Test& t) {
     for (const auto& term : t.observed) s += printTerm(term) + ";";
     s += "]\n";
   }
-  s += printCondition(t.condition) + "\n";
+  s += printCondition(t.condition, PropStyle::Canonical) + "\n";
   return s;
 }
 

@@ -20,11 +20,22 @@ namespace ptxmm::litmus {
 /// Canonical spelling of a condition term (`1:r0`, `x`, `s@cta1`, `42`).
 [[nodiscard]] std::string printTerm(const Term& t);
 
-/// Canonical spelling of a proposition (minimal parentheses, `/\`, `\/`, `~`, `=>`, `=`, `!=`).
-[[nodiscard]] std::string printProp(const Prop& p);
+/// How a proposition is parenthesised. Both spell `/\`, `\/`, `~`, `=>`, `=`, `!=` and terms alike
+/// and drop the parentheses that precedence makes redundant (`=>` < `\/` < `/\` < `~`); they differ
+/// in a right operand of the same operator: `a /\ (b /\ c)`.
+enum class PropStyle {
+  /// The canonical form: the tree is kept (the parser reads `/\` and `\/` left-associatively), so a
+  /// right operand of the same operator keeps its parentheses (print∘parse is the identity).
+  Canonical,
+  /// herd7's logs (`Condition` line, check/): `/\` and `\/` printed flat, as herd7 prints them.
+  Herd,
+};
 
-/// Canonical spelling of the final condition (`exists (...)`, `~exists (...)`, `forall (...)`).
-[[nodiscard]] std::string printCondition(const Condition& c);
+/// Spelling of a proposition in `style`.
+[[nodiscard]] std::string printProp(const Prop& p, PropStyle style);
+
+/// Spelling of the final condition in `style` (`exists (...)`, `~exists (...)`, `forall (...)`).
+[[nodiscard]] std::string printCondition(const Condition& c, PropStyle style);
 
 /// The canonical form of a whole test (ends with a newline).
 [[nodiscard]] std::string printCanonical(const Test& t);

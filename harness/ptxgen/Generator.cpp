@@ -17,7 +17,9 @@
 #include <set>
 #include <sstream>
 
+#include "litmus/Printer.hpp"
 #include "litmus/Target.hpp"
+#include "outcome/State.hpp"
 #include "ptx/Ops.hpp"
 #include "ptxgen/Kernel.hpp"
 #include "ptxgen/emit/Emit.hpp"
@@ -320,10 +322,10 @@ class Generator {
 
     // Observed terms and the result record.
     int word = 0;
-    for (const auto& term : observedTerms(test_)) {
+    for (const auto& term : outcome::observedTerms(test_)) {
       ObservedTerm ot;
       ot.term = term;
-      ot.label = termLabel(term);
+      ot.label = litmus::printTerm(term);
       if (term.kind == litmus::Term::Kind::Reg) {
         if (term.thread < 0 || term.thread >= static_cast<int>(test_.threads.size()))
           fail({test_.file, 1, 1}, "condition names a register of unknown thread " + std::to_string(term.thread));
@@ -984,41 +986,6 @@ class Generator {
 };
 
 }  // namespace
-
-std::string termLabel(const litmus::Term& term) {
-  if (term.kind == litmus::Term::Kind::Reg) return std::to_string(term.thread) + ":" + term.reg;
-  if (term.kind == litmus::Term::Kind::Loc)
-    return term.loc.cta >= 0 ? term.loc.name + "@cta" + std::to_string(term.loc.cta) : term.loc.name;
-  return std::to_string(term.value);
-}
-
-std::vector<litmus::Term> observedTerms(const litmus::Test& test) {
-  std::vector<litmus::Term> terms;
-  auto add = [&](const litmus::Term& t) {
-    if (t.kind == litmus::Term::Kind::Const) return;
-    for (const auto& x : terms)
-      if (termLabel(x) == termLabel(t) && x.kind == t.kind) return;
-    terms.push_back(t);
-  };
-  std::vector<const litmus::Prop*> stack{&test.condition.prop};
-  while (!stack.empty()) {
-    const litmus::Prop* p = stack.back();
-    stack.pop_back();
-    if (p->kind == litmus::Prop::Kind::Eq || p->kind == litmus::Prop::Kind::Ne) {
-      add(p->lhs);
-      add(p->rhs);
-    }
-    for (auto it = p->kids.rbegin(); it != p->kids.rend(); ++it) stack.push_back(&*it);
-  }
-  for (const auto& t : test.observed) add(t);
-  std::stable_sort(terms.begin(), terms.end(), [](const litmus::Term& a, const litmus::Term& b) {
-    const bool ra = a.kind == litmus::Term::Kind::Reg, rb = b.kind == litmus::Term::Kind::Reg;
-    if (ra != rb) return ra;
-    if (ra) return a.thread != b.thread ? a.thread < b.thread : a.reg < b.reg;
-    return termLabel(a) < termLabel(b);
-  });
-  return terms;
-}
 
 std::string requiredArch(const litmus::Test& test) {
   for (const auto& th : test.threads)

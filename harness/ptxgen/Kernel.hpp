@@ -28,9 +28,10 @@ struct GenOptions {
 /// Where the value of an observed term comes from on the device.
 enum class TermSource : uint8_t { Register, GlobalLoc, SharedLoc };
 
-/// One term of the final state (a register or a location), in canonical state-key order.
+/// One term of the final state (a register or a location), in canonical state-key order
+/// (outcome::observedTerms).
 struct ObservedTerm {
-  std::string label;  ///< "0:r1" or "x" or "s@cta1", as printed in state keys
+  std::string label;  ///< "0:r1" or "x" or "s@cta1", as printed in state keys (litmus::printTerm)
   litmus::Term term;  ///< the litmus term
   TermSource source = TermSource::Register;
   int resultIndex = -1;  ///< Register / SharedLoc: word in the instance's result record
@@ -137,12 +138,5 @@ inline constexpr int kSampleCap = 64;  ///< raw "other" states kept (samples[0] 
 
 /// Minimum PTX ISA version (major*10+minor) needed by one instruction, qualifiers included.
 [[nodiscard]] int minPtxVersion(const litmus::Instr& instr);
-
-/// Canonical state-key label of a term ("0:r1", "x", "s@cta1").
-[[nodiscard]] std::string termLabel(const litmus::Term& term);
-
-/// The observed terms of a test in canonical order: registers (threads in order, names sorted),
-/// then locations (sorted); those named in the condition or in `locations [...]`.
-[[nodiscard]] std::vector<litmus::Term> observedTerms(const litmus::Test& test);
 
 }  // namespace ptxmm::ptxgen

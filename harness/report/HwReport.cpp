@@ -9,6 +9,8 @@
 
 #include "litmus/Parser.hpp"
 #include "litmus/Printer.hpp"
+#include "outcome/Observation.hpp"
+#include "outcome/State.hpp"
 #include "ptxgen/Assemble.hpp"
 
 namespace ptxmm::report {
@@ -16,27 +18,6 @@ namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-int64_t termValue(const litmus::Term& t, const std::map<std::string, int64_t>& vals) {
-  if (t.kind == litmus::Term::Kind::Const) return t.value;
-  auto it = vals.find(ptxgen::termLabel(t));
-  return it == vals.end() ? 0 : it->second;
-}
-
-bool evalProp(const litmus::Prop& p, const std::map<std::string, int64_t>& vals) {
-  using K = litmus::Prop::Kind;
-  switch (p.kind) {
-    case K::True: return true;
-    case K::False: return false;
-    case K::Eq: return termValue(p.lhs, vals) == termValue(p.rhs, vals);
-    case K::Ne: return termValue(p.lhs, vals) != termValue(p.rhs, vals);
-    case K::Not: return !evalProp(p.kids.at(0), vals);
-    case K::And: return evalProp(p.kids.at(0), vals) && evalProp(p.kids.at(1), vals);
-    case K::Or: return evalProp(p.kids.at(0), vals) || evalProp(p.kids.at(1), vals);
-    case K::Implies: return !evalProp(p.kids.at(0), vals) || evalProp(p.kids.at(1), vals);
-  }
-  return false;
-}
 
 std::string statusName(runner::RunResult::Status s) {
   switch (s) {
@@ -68,18 +49,15 @@ Comparison compare(const runner::Histogram& hist, const std::set<std::string>& a
 }
 
 bool satisfies(const litmus::Test& test, const std::string& key) {
-  return evalProp(test.condition.prop, runner::parseStateKey(key));
+  const outcome::StateSpec spec = outcome::makeStateSpec(test);
+  return spec.satisfies(spec.values(key));
 }
 
 ConditionCounts conditionCounts(const litmus::Test& test, const runner::Histogram& hist) {
   ConditionCounts c;
   for (const auto& [k, v] : hist.states) (satisfies(test, k) ? c.positive : c.negative) += v;
-  switch (test.condition.quant) {
-    case litmus::Condition::Quant::Exists: c.ok = c.positive > 0; break;
-    case litmus::Condition::Quant::NotExists: c.ok = c.positive == 0; break;
-    case litmus::Condition::Quant::Forall: c.ok = c.negative == 0; break;
-  }
-  c.observation = c.positive == 0 ? "Never" : c.negative == 0 ? "Always" : "Sometimes";
+  c.ok = outcome::validated(test.condition.quant, c.positive, c.negative);
+  c.observation = outcome::toString(outcome::observe(c.positive, c.negative));
   return c;
 }
 
@@ -96,8 +74,8 @@ void printLog(std::ostream& os, const litmus::Test& test, const runner::RunResul
   auto cc = conditionCounts(test, h);
   os << (cc.ok ? "Ok" : "No") << "\n\nWitnesses\n";
   os << "Positive: " << cc.positive << ", Negative: " << cc.negative << "\n";
-  os << "Condition " << litmus::printCondition(test.condition) << " is " << (cc.ok ? "validated" : "NOT validated")
-     << "\n";
+  os << "Condition " << litmus::printCondition(test.condition, litmus::PropStyle::Canonical) << " is "
+     << (cc.ok ? "validated" : "NOT validated") << "\n";
   os << "Hash=" << litmus::testHash(test) << "\n";
   if (h.timedOut > 0)
     os << "Timed out: " << h.timedOut << " instance(s) exceeded a spin bound (deadlock or starvation)\n";
@@ -205,7 +183,7 @@ int runCampaign(const CampaignOptions& opt, std::ostream& out, std::ostream& err
       jr["columns"] = r.columns;
       jr["seconds"] = r.seconds;
       jr["instancesPerSecond"] = ips;
-      jr["condition"] = litmus::printCondition(test.condition);
+      jr["condition"] = litmus::printCondition(test.condition, litmus::PropStyle::Canonical);
       jr["positive"] = cc.positive;
       jr["negative"] = cc.negative;
       jr["observation"] = cc.observation;

@@ -17,7 +17,7 @@
 
 namespace ptxmm::report {
 
-/// What the model allows for a test: its final-state keys (check/'s canonical keys).
+/// What the model allows for a test: its final-state keys (outcome::StateSpec::key).
 struct ModelStates {
   std::string model;              ///< model name, e.g. "ptx"
   std::set<std::string> allowed;  ///< allowed final states
@@ -44,7 +44,8 @@ struct Comparison {
 /// Compare a hardware histogram with the model's allowed states.
 [[nodiscard]] Comparison compare(const runner::Histogram& hist, const std::set<std::string>& allowed);
 
-/// Does the state `key` ("0:r0=1; x=2;") satisfy the test's proposition? Terms not in the key are 0.
+/// Does the state `key` ("0:r0=1; x=2;") satisfy the test's proposition (outcome::StateSpec)? Terms not
+/// in the key are 0.
 [[nodiscard]] bool satisfies(const litmus::Test& test, const std::string& key);
 
 /// Condition counts of a histogram: positive = instances whose state satisfies the proposition.

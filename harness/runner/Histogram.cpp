@@ -5,6 +5,8 @@
 #include <set>
 #include <sstream>
 
+#include "outcome/State.hpp"
+
 namespace ptxmm::runner {
 
 namespace {
@@ -16,23 +18,6 @@ void collectImms(const litmus::Prop& p, std::set<int64_t>& out) {
 }
 
 }  // namespace
-
-std::map<std::string, int64_t> parseStateKey(const std::string& key) {
-  std::map<std::string, int64_t> vals;
-  std::stringstream ss(key);
-  std::string item;
-  while (std::getline(ss, item, ';')) {
-    auto eq = item.find('=');
-    if (eq == std::string::npos) continue;
-    std::string label = item.substr(0, eq);
-    label.erase(0, label.find_first_not_of(' '));
-    try {
-      vals[label] = std::stoll(item.substr(eq + 1), nullptr, 0);
-    } catch (...) {
-    }
-  }
-  return vals;
-}
 
 std::vector<std::vector<int64_t>> candidateValues(const litmus::Test& test, const ptxgen::Kernel& kernel,
                                                   const std::vector<std::string>& extraStates) {
@@ -52,7 +37,7 @@ std::vector<std::vector<int64_t>> candidateValues(const litmus::Test& test, cons
   // Values named in extra states ("0:r1=2; x=3;"), per term label.
   std::map<std::string, std::set<int64_t>> perLabel;
   for (const auto& key : extraStates)
-    for (const auto& [label, value] : parseStateKey(key)) perLabel[label].insert(value);
+    for (const auto& [label, value] : outcome::parseStateKey(key)) perLabel[label].insert(value);
   std::vector<std::vector<int64_t>> out;
   for (const auto& term : kernel.terms) {
     std::set<int64_t> vals = common;
@@ -81,12 +66,9 @@ uint64_t Histogram::total() const {
 }
 
 std::string stateKey(const ptxgen::Kernel& kernel, const std::vector<int64_t>& values) {
-  std::string key;
-  for (size_t j = 0; j < kernel.terms.size() && j < values.size(); ++j) {
-    if (!key.empty()) key += " ";
-    key += kernel.terms[j].label + "=" + std::to_string(values[j]) + ";";
-  }
-  return key;
+  std::vector<std::string> labels;
+  for (const auto& t : kernel.terms) labels.push_back(t.label);
+  return outcome::stateKey(labels, values);
 }
 
 Histogram decodeHistogram(const ptxgen::Kernel& kernel, const std::vector<std::vector<int64_t>>& candidates,

@@ -12,10 +12,6 @@
 
 namespace ptxmm::runner {
 
-/// Parses a canonical state key ("0:r1=1; 1:r2=0; x=2;") into term label -> value; items that do not
-/// parse are ignored (keys come from the model or from our own histograms).
-[[nodiscard]] std::map<std::string, int64_t> parseStateKey(const std::string& key);
-
 /// Candidate values of each observed term (what the histogram counts); values outside land in
 /// "other". Default: 0, 1, init values and every immediate of the test and the condition.
 [[nodiscard]] std::vector<std::vector<int64_t>> candidateValues(const litmus::Test& test, const ptxgen::Kernel& kernel,
@@ -34,7 +30,7 @@ struct Histogram {
   [[nodiscard]] uint64_t total() const;
 };
 
-/// State key ("0:r1=1; x=2;") of a value vector in kernel term order.
+/// State key ("0:r1=1; x=2;", outcome::stateKey) of a value vector in kernel term order.
 [[nodiscard]] std::string stateKey(const ptxgen::Kernel& kernel, const std::vector<int64_t>& values);
 
 /// Decode raw bucket counts (and raw samples: count then records) into a Histogram.

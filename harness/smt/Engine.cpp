@@ -16,7 +16,7 @@
 
 #include "cat/BitAlgebra.hpp"
 #include "cat/Interpreter.hpp"
-#include "enum/Concrete.hpp"
+#include "concrete/Concrete.hpp"
 #include "events/Builtins.hpp"
 #include "events/Skeleton.hpp"
 #include "smt/SymAlgebra.hpp"
@@ -29,7 +29,7 @@ namespace {
 
 // Thrown internally when the solver gives up or a limit is hit.
 struct GiveUp {
-  check::Status status;  // Timeout or Unknown
+  outcome::Status status;  // Timeout or Unknown
   std::string why;
 };
 
@@ -46,20 +46,20 @@ std::string sanitize(const std::string& s) {
 
 class SmtRunner {
  public:
-  SmtRunner(z3::context& ctx, const events::EventProgram& prog, const cat::Model& model, const check::StateSpec& spec,
+  SmtRunner(z3::context& ctx, const events::EventProgram& prog, const cat::Model& model, const outcome::StateSpec& spec,
             const SmtOptions& opts)
       : ctx_(ctx),
         prog_(prog),
         spec_(spec),
         opts_(opts),
-        interp_(model, enumeration::engineInterpreterOptions()),
-        concrete_(model, enumeration::engineInterpreterOptions()) {
+        interp_(model, concrete::engineInterpreterOptions()),
+        concrete_(model, concrete::engineInterpreterOptions()) {
     const auto& names = interp_.builtinNames();
     useSc_ = std::find(names.begin(), names.end(), events::builtinName(events::Builtin::sc)) != names.end();
   }
 
-  check::EngineResult run() {
-    check::EngineResult res;
+  outcome::EngineResult run() {
+    outcome::EngineResult res;
     res.countsAreExecutions = opts_.countExecutions;
     try {
       std::optional<PathChoices> pc = pathChoices();
@@ -68,10 +68,10 @@ class SmtRunner {
       res.status = g.status;
       res.message = g.why;
     } catch (const BudgetExceeded& e) {  // the test's time or memory budget (support/Budget.hpp)
-      res.status = check::budgetStatus(e);
+      res.status = outcome::budgetStatus(e);
       res.message = e.what();
     } catch (const InternalBug& b) {
-      res.status = check::Status::Error;
+      res.status = outcome::Status::Error;
       res.message = "internal error: " + b.why;
     }
     bool reachable = false;
@@ -104,7 +104,7 @@ class SmtRunner {
       return pc;
     }
     if (events::countPathChoices(prog_) > kMaxPathChoices)
-      throw GiveUp{check::Status::Unknown,
+      throw GiveUp{outcome::Status::Unknown,
                    fmt::format("more than {} path combinations with execution barriers", kMaxPathChoices)};
     std::vector<std::set<int>> used(nt);
     events::forEachPathChoice(prog_, [&](const std::vector<int>& choice) {
@@ -140,7 +140,7 @@ class SmtRunner {
     return prog_.test->condition.quant == litmus::Condition::Quant::Forall ? !p : p;
   }
 
-  z3::expr propExpr(const check::ResolvedProp& p, const std::vector<z3::expr>& terms) {
+  z3::expr propExpr(const outcome::ResolvedProp& p, const std::vector<z3::expr>& terms) {
     using K = litmus::Prop::Kind;
     auto val = [&](int idx, int64_t c) {
       return idx >= 0 ? terms[static_cast<size_t>(idx)] : ctx_.bv_val(static_cast<uint64_t>(c), 64);
@@ -174,7 +174,7 @@ class SmtRunner {
           std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0_).count();
       if (spent >= static_cast<long long>(opts_.timeoutMs))
         throw GiveUp{
-            check::Status::Timeout,
+            outcome::Status::Timeout,
             fmt::format("solver timeout: the {} ms left of the test's time budget are spent", opts_.timeoutMs)};
       z3::params p(ctx_);
       p.set("timeout", static_cast<unsigned>(opts_.timeoutMs - static_cast<unsigned>(spent)));
@@ -186,9 +186,9 @@ class SmtRunner {
       if (why.find("timeout") != std::string::npos || why.find("canceled") != std::string::npos ||
           why.find("interrupted") != std::string::npos)
         throw GiveUp{
-            check::Status::Timeout,
+            outcome::Status::Timeout,
             fmt::format("solver timeout: the {} ms left of the test's time budget are spent", opts_.timeoutMs)};
-      throw GiveUp{check::Status::Unknown, "solver returned unknown: " + why};
+      throw GiveUp{outcome::Status::Unknown, "solver returned unknown: " + why};
     }
     return r;
   }
@@ -463,19 +463,19 @@ class SmtRunner {
     // Final-state terms: a register's value at the end of the chosen path of its thread.
     std::vector<z3::expr> termExprs;
     for (const auto& t : spec_.terms) {
-      if (t.isReg) {
-        const size_t th = static_cast<size_t>(t.thread);
-        z3::expr initial = enc.constant(enumeration::initialRegister(*prog_.test, t.thread, t.reg));
+      if (t.isReg()) {
+        const size_t th = static_cast<size_t>(t.term.thread);
+        z3::expr initial = enc.constant(concrete::initialRegister(*prog_.test, t.term.thread, t.term.reg));
         auto valueOn = [&](size_t k) {
           const auto& regs = prog_.paths[th][static_cast<size_t>(pc.used[th][k])].finalRegs;
-          auto it = regs.find(t.reg);
+          auto it = regs.find(t.term.reg);
           return it != regs.end() ? enc.encode(it->second) : initial;
         };
         z3::expr v = valueOn(pc.used[th].size() - 1);
         for (size_t k = pc.used[th].size() - 1; k-- > 0;) v = z3::ite(terms.expr(selection.sel[th][k]), valueOn(k), v);
         termExprs.push_back(v);
       } else {
-        z3::expr fin = ctx_.bv_const(fmt::format("final_{}", sanitize(t.name)).c_str(), 64);
+        z3::expr fin = ctx_.bv_const(fmt::format("final_{}", sanitize(t.label)).c_str(), 64);
         for (int w : u.writesByLoc.at(static_cast<size_t>(t.loc)))
           assertIn(s, z3::implies(terms.expr(terms.mkAnd(exec(static_cast<size_t>(w)), fw.v[static_cast<size_t>(w)])),
                                   fin == writeValue(w)));
@@ -491,7 +491,7 @@ class SmtRunner {
       std::string key;
     };
     std::vector<Found> found;
-    enumeration::Evaluator ev(prog_.exprs);
+    concrete::Evaluator ev(prog_.exprs);
     std::optional<std::set<std::string>> noExecutionCore;
     z3::expr blockAct = ctx_.bool_const("block_states");
     const z3::expr_vector stateAssumptions = plus(assumptions, blockAct);
@@ -518,7 +518,7 @@ class SmtRunner {
       recordState(u, pc, selection, terms, m, rf, co, sc, readVal, vals, key, ev);
       found.push_back({vals, key});
       if (states_.size() > opts_.maxStates)
-        throw GiveUp{check::Status::Unknown, fmt::format("more than {} distinct final states", opts_.maxStates)};
+        throw GiveUp{outcome::Status::Unknown, fmt::format("more than {} distinct final states", opts_.maxStates)};
       assertIn(s, z3::implies(blockAct, z3::mk_or(diff)));
     }
     assertIn(s, !blockAct);
@@ -563,7 +563,7 @@ class SmtRunner {
     }
     // Execution counts.
     for (size_t k = 0; k < found.size(); ++k) {
-      check::StateResult& st = states_.at(found[k].key);
+      outcome::StateResult& st = states_.at(found[k].key);
       if (!opts_.countExecutions) {
         st.executions += 1;
         continue;
@@ -621,7 +621,7 @@ class SmtRunner {
   void recordState(const events::Skeleton& u, const PathChoices& pc, const Selection& selection, TermTable& terms,
                    const z3::model& m, const SymRel& rf, const SymRel& co, const SymRel& sc,
                    const std::map<events::EventId, z3::expr>& readVal, const std::vector<int64_t>& vals,
-                   const std::string& key, enumeration::Evaluator& ev) {
+                   const std::string& key, concrete::Evaluator& ev) {
     auto isTrue = [&](Lit l) {
       if (l == kTrue) return true;
       if (l == kFalse) return false;
@@ -638,14 +638,14 @@ class SmtRunner {
     if (!concreteSk_ || concreteSk_->choice != choice) {
       concreteSk_.emplace(events::buildSkeleton(prog_, choice));
       concreteAlg_.emplace(concreteSk_->size());
-      enumeration::bindStatic(*concreteAlg_, *concreteSk_);
+      concrete::bindStatic(*concreteAlg_, *concreteSk_);
       concreteCache_.clear();
     }
     const events::Skeleton& sk = *concreteSk_;
     const size_t n = sk.size(), un = u.size();
     std::vector<size_t> ui(n);
     for (size_t i = 0; i < n; ++i) ui[i] = static_cast<size_t>(u.indexOf(sk.events[i]));
-    enumeration::Dynamic d{BitMatrix(n), BitMatrix(n), BitMatrix(n)};
+    concrete::Dynamic d{BitMatrix(n), BitMatrix(n), BitMatrix(n)};
     for (size_t i = 0; i < n; ++i)
       for (size_t j = 0; j < n; ++j) {
         const size_t k = ui[i] * un + ui[j];
@@ -662,8 +662,8 @@ class SmtRunner {
     ev.reset();
     // Self-check: the execution must be allowed by the concrete evaluation of the model.
     cat::BitAlgebra& alg = *concreteAlg_;
-    enumeration::bindDynamic(alg, sk, d);
-    enumeration::bindValueSets(alg, sk, ev, reads);
+    concrete::bindDynamic(alg, sk, d);
+    concrete::bindValueSets(alg, sk, ev, reads);
     cat::RunOptions ro;
     ro.collectShows = opts_.witnesses;
     auto cr = concrete_.run(alg, ro, &concreteCache_);
@@ -677,20 +677,20 @@ class SmtRunner {
       if (ev.eval(g, reads) == 0)
         throw InternalBug{fmt::format("smt execution reaching state '{}' violates a path guard", key)};
     bool fresh = false;
-    check::StateResult& st = enumeration::stateEntry(states_, key, vals, spec_, fresh);
+    outcome::StateResult& st = concrete::stateEntry(states_, key, vals, spec_, fresh);
     bool undefinedByPath = false;
     for (const auto& [e, why] : sk.undefinedIf) undefinedByPath = undefinedByPath || ev.eval(e, reads) != 0;
     const size_t flagsBefore = st.flags.size();
-    enumeration::addExecutionFlags(st, *allowed, sk, undefinedByPath);
+    concrete::addExecutionFlags(st, *allowed, sk, undefinedByPath);
     if (opts_.witnesses && (!st.witness || st.flags.size() > flagsBefore))
-      check::replaceWitness(st, enumeration::makeWitness(sk, d, reads, ev, enumeration::shownRelations(*allowed)));
+      outcome::replaceWitness(st, concrete::makeWitness(sk, d, reads, ev, concrete::shownRelations(*allowed)));
   }
 
   static constexpr size_t kMaxPathChoices = size_t{1} << 20;
 
   z3::context& ctx_;
   const events::EventProgram& prog_;
-  const check::StateSpec& spec_;
+  const outcome::StateSpec& spec_;
   const SmtOptions& opts_;
   cat::Interpreter<SymAlgebra> interp_;
   cat::Interpreter<cat::BitAlgebra> concrete_;
@@ -700,14 +700,14 @@ class SmtRunner {
   bool useSc_ = false;
   std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
   uint64_t solverCalls_ = 0;
-  std::map<std::string, check::StateResult> states_;
+  std::map<std::string, outcome::StateResult> states_;
   std::set<std::string> core_;
 };
 
 }  // namespace
 
-check::EngineResult runSmt(z3::context& ctx, const events::EventProgram& program, const cat::Model& model,
-                           const check::StateSpec& spec, const SmtOptions& options) {
+outcome::EngineResult runSmt(z3::context& ctx, const events::EventProgram& program, const cat::Model& model,
+                             const outcome::StateSpec& spec, const SmtOptions& options) {
   // Relevancy filtering does not pay off on these encodings (measured: about 25% faster without).
   static std::once_flag once;
   std::call_once(once, [] { z3::set_param("smt.relevancy", 0); });
@@ -727,31 +727,31 @@ check::EngineResult runSmt(z3::context& ctx, const events::EventProgram& program
         ctx.interrupt();
       }
     });
-  auto attempt = [&]() -> check::EngineResult {
-    check::EngineResult r;
+  auto attempt = [&]() -> outcome::EngineResult {
+    outcome::EngineResult r;
     try {
       SmtRunner runner(ctx, program, model, spec, options);
       return runner.run();
     } catch (const DiagnosticError& e) {
-      r.status = check::Status::Error;
+      r.status = outcome::Status::Error;
       r.message = e.what();
     } catch (const z3::exception& e) {
-      r.status = check::Status::Error;
+      r.status = outcome::Status::Error;
       r.message = std::string("z3: ") + e.msg();
     } catch (const std::out_of_range& e) {
-      r.status = check::Status::Error;
+      r.status = outcome::Status::Error;
       r.message = std::string("internal error: ") + e.what();
     }
     return r;
   };
-  check::EngineResult r = attempt();
+  outcome::EngineResult r = attempt();
   watchdog.reset();  // stops and joins: no interrupt after this point
   if (interrupted) {
     z3::solver clear(ctx);
     (void)clear.check();
     // The deadline has passed, and whatever Z3 answered after the interrupt is suspect: a timeout.
-    r = check::EngineResult{};
-    r.status = check::Status::Timeout;
+    r = outcome::EngineResult{};
+    r.status = outcome::Status::Timeout;
     r.message = fmt::format("solver timeout: the {} ms left of the test's time budget are spent (Z3 interrupted)",
                             options.timeoutMs);
   }

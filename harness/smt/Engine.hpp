@@ -11,9 +11,9 @@
 #include <cstdint>
 
 #include "cat/Model.hpp"
-#include "check/StateSpec.hpp"
-#include "check/Verdict.hpp"
 #include "events/EventProgram.hpp"
+#include "outcome/Result.hpp"
+#include "outcome/State.hpp"
 
 namespace ptxmm::smt {
 
@@ -28,7 +28,8 @@ struct SmtOptions {
 
 /// Runs the smt engine in `ctx` (one context per thread). Never throws: z3 exceptions and model
 /// errors become Status::Error / Unknown with a message.
-[[nodiscard]] check::EngineResult runSmt(z3::context& ctx, const events::EventProgram& program, const cat::Model& model,
-                                         const check::StateSpec& spec, const SmtOptions& options = {});
+[[nodiscard]] outcome::EngineResult runSmt(z3::context& ctx, const events::EventProgram& program,
+                                           const cat::Model& model, const outcome::StateSpec& spec,
+                                           const SmtOptions& options = {});
 
 }  // namespace ptxmm::smt

@@ -7,10 +7,10 @@
 
 #include "cat/Model.hpp"
 #include "check/Check.hpp"
-#include "check/StateSpec.hpp"
 #include "enum/Engine.hpp"
 #include "events/Lower.hpp"
 #include "litmus/Parser.hpp"
+#include "outcome/State.hpp"
 #include "smt/Engine.hpp"
 
 using namespace ptxmm;
@@ -197,7 +197,8 @@ exists (0:r0 == 1 /\ 1:r0 == 3 /\ 2:r0 == 5)
 )";
   litmus::Test test = litmus::parseTest(text, "CoW3x2.litmus");
   events::EventProgram prog = events::lower(test);
-  check::StateSpec spec = check::makeStateSpec(prog);
+  outcome::StateSpec spec =
+      outcome::makeStateSpec(*prog.test, [&](const litmus::LocRef& r) { return events::findLocation(prog, r); });
   z3::context ctx;
   smt::SmtOptions so;
   so.timeoutMs = 1;
@@ -273,7 +274,8 @@ TEST_CASE("enum: partial executions that fail a check for good are not extended"
   litmus::Test test = litmus::parseFile(file.string());
   cat::Model ptx = cat::loadModel(modelFile);
   events::EventProgram prog = events::lower(test);
-  check::StateSpec spec = check::makeStateSpec(prog);
+  outcome::StateSpec spec =
+      outcome::makeStateSpec(*prog.test, [&](const litmus::LocRef& r) { return events::findLocation(prog, r); });
   enumeration::EnumOptions eo;
   eo.maxCandidates = 10000;
   check::EngineResult e = enumeration::runEnum(prog, ptx, spec, eo);

@@ -7,6 +7,7 @@
 
 #include "check/Suite.hpp"
 #include "check/Verdict.hpp"
+#include "litmus/Printer.hpp"
 
 using namespace ptxmm;
 
@@ -143,7 +144,7 @@ TEST_CASE("condition text in herd7 style", "[check][log]") {
   o.kids = {a, b};
   c.prop.kind = litmus::Prop::Kind::And;
   c.prop.kids = {o, a};
-  CHECK(check::conditionText(c) == "exists ((1:r0=1 \\/ x=1) /\\ 1:r0=1)");
+  CHECK(litmus::printCondition(c, litmus::PropStyle::Herd) == "exists ((1:r0=1 \\/ x=1) /\\ 1:r0=1)");
 }
 
 TEST_CASE("suite runner: expectations, failures and the summary line", "[check][suite]") {
@@ -208,7 +209,7 @@ TEST_CASE("expectation lines", "[check][suite]") {
   auto e = check::readExpectation(dir / "t.litmus", "ptx");
   REQUIRE(e);
   CHECK(e->observation == check::Observation::Sometimes);
-  CHECK(e->flags == std::set<std::string>{"data-race", "undefined"});
+  CHECK(e->flags == std::vector<std::string>{"data-race", "undefined"});
   CHECK(e->reason == "reason");
   CHECK(!check::readExpectation(dir / "t.litmus", "other"));
   CHECK(check::readExpectation(dir / "t.litmus", "sc")->observation == check::Observation::Never);

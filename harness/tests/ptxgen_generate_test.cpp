@@ -187,20 +187,6 @@ exists (tmap == 1)
   CHECK_THROWS_WITH(ptxgen::generate(wide), Catch::Contains("SWZ.litmus:4:") && Catch::Contains("sm_100a"));
 }
 
-TEST_CASE("observed terms are in canonical order", "[ptxgen]") {
-  auto test = litmus::parseTest(R"(PTX T
-{ x = 0; y = 0; }
- P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;
- ld.weak r1, y  | ld.weak r0, x  ;
- ld.weak r0, x  | st.weak y, 1   ;
-exists (y == 1 /\ 1:r0 == 0 /\ 0:r1 == 0 /\ 0:r0 == 1 /\ x == 0)
-)",
-                                "T.litmus");
-  std::vector<std::string> labels;
-  for (const auto& t : ptxgen::observedTerms(test)) labels.push_back(ptxgen::termLabel(t));
-  CHECK(labels == std::vector<std::string>{"0:r0", "0:r1", "1:r0", "x", "y"});
-}
-
 namespace {
 
 using ptxmm::hwtesting::kSharedMP;

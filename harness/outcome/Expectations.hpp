@@ -1,32 +1,34 @@
 // Expected verdicts of a litmus test per model: the `<test>.expect` file beside `<test>.litmus`
-// (format: litmus/README.md, "Expected verdicts").
+// (format: litmus/README.md, "Expected verdicts"), and their comparison with what a check observed.
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "outcome/Observation.hpp"
 #include "support/Diagnostic.hpp"
 
-namespace ptxmm::litmus {
+namespace ptxmm::outcome {
 
-/// One line of an .expect file: `<model>: <Always|Sometimes|Never> [+flag ...] | <reason>`.
+/// The expected verdict of a test for one model: one line of an .expect file,
+/// `<model>: <Always|Sometimes|Never> [+flag ...] | <reason>`.
 struct Expectation {
-  /// herd's observation of the final condition over all executions.
-  enum Observation { Always, Sometimes, Never };
-  std::string model;               ///< model file name under models/ without `.cat`
-  Observation verdict = Never;     ///< expected observation
-  std::vector<std::string> flags;  ///< flags that must be raised, without the '+' ("data-race", ...)
-  std::string reason;              ///< mandatory one-line justification (PTX ISA section / shape)
-  SourceLoc src;                   ///< where the line is
+  std::string model;                             ///< model file name under models/ without `.cat`
+  Observation observation = Observation::Never;  ///< expected observation of the condition
+  /// Flags that must be raised (and no others), without the '+' ("data-race", ...), as written: a
+  /// set, compared whatever the order.
+  std::vector<std::string> flags;
+  std::string reason;  ///< mandatory one-line justification (PTX ISA section / shape)
+  SourceLoc src;       ///< where the line is
 };
 
-/// "Always", "Sometimes" or "Never".
-[[nodiscard]] std::string_view toString(Expectation::Observation o);
-
-/// Parse "Always"/"Sometimes"/"Never" (exact spelling).
-[[nodiscard]] std::optional<Expectation::Observation> parseObservation(std::string_view s);
+/// Why a check that observed `observation` and raised `flags` does not meet `e` ("" if it does):
+/// "expected Never but the model gives Sometimes; expected no flags but the model raises +data-race".
+[[nodiscard]] std::string expectationMismatch(const Expectation& e, Observation observation,
+                                              const std::set<std::string>& flags);
 
 /// Parse the text of an .expect file; throws DiagnosticError (missing reason, bad verdict, ...).
 [[nodiscard]] std::vector<Expectation> parseExpectations(std::string_view text, const std::string& file);
@@ -68,7 +70,7 @@ struct Blessed {
 /// lines, comments and blank lines are kept byte for byte, in order. Throws DiagnosticError where
 /// parseExpectations does.
 [[nodiscard]] Blessed blessExpectations(const std::optional<std::string>& text, const std::string& file,
-                                        const std::string& model, Expectation::Observation verdict,
+                                        const std::string& model, Observation verdict,
                                         const std::vector<std::string>& flags);
 
 /// Writes `text` to `path` atomically: to a new file in the same directory, then renamed over `path` (a
@@ -76,4 +78,4 @@ struct Blessed {
 /// DiagnosticError if it cannot (`path` is then untouched).
 void writeExpectationFile(const std::string& path, std::string_view text);
 
-}  // namespace ptxmm::litmus
+}  // namespace ptxmm::outcome

@@ -3,10 +3,10 @@
 #include <filesystem>
 #include <string>
 
-#include "litmus/Expectations.hpp"
+#include "outcome/Expectations.hpp"
 
 using namespace ptxmm;
-using namespace ptxmm::litmus;
+using namespace ptxmm::outcome;
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
 
@@ -31,28 +31,28 @@ ptx-cluster-fence:Always|x
                               "mp.expect");
   REQUIRE(es.size() == 3);
   CHECK(es[0].model == "ptx");
-  CHECK(es[0].verdict == Expectation::Never);
+  CHECK(es[0].observation == Observation::Never);
   CHECK(es[0].flags.empty());
   CHECK(es[0].reason == "PTX ISA §8.10.6 Causality: release/acquire at .gpu scope orders data before flag");
   CHECK(es[0].src.line == 2);
   CHECK(es[1].model == "sc");
-  CHECK(es[1].verdict == Expectation::Sometimes);
+  CHECK(es[1].observation == Observation::Sometimes);
   CHECK(es[1].flags == std::vector<std::string>{"data-race", "cut"});
   CHECK(es[1].src.line == 4);
   CHECK(es[1].src.col == 3);
   CHECK(es[2].model == "ptx-cluster-fence");
-  CHECK(es[2].verdict == Expectation::Always);
+  CHECK(es[2].observation == Observation::Always);
   CHECK(es[2].reason == "x");
   CHECK(findExpectation(es, "sc") == &es[1]);
   CHECK(findExpectation(es, "nope") == nullptr);
-  CHECK(toString(Expectation::Sometimes) == "Sometimes");
+  CHECK(toString(Observation::Sometimes) == "Sometimes");
   CHECK(expectationPathFor("litmus/base/MP.litmus") == "litmus/base/MP.expect");
 }
 
 TEST_CASE("expectation lines are written back in the format they are read in", "[expect][bless]") {
   Expectation e;
   e.model = "ptx";
-  e.verdict = Expectation::Sometimes;
+  e.observation = Observation::Sometimes;
   e.flags = {"data-race", "cut"};
   e.reason = "PTX ISA §8.7.1: a | inside the reason";
   CHECK(formatExpectation(e) == "ptx: Sometimes +data-race +cut | PTX ISA §8.7.1: a | inside the reason");
@@ -65,20 +65,20 @@ TEST_CASE("expectation lines are written back in the format they are read in", "
 
   // Flags are a set: another order is the same verdict.
   std::string text = "ptx: Sometimes +cut +data-race | r\r\n";
-  Blessed same = blessExpectations(text, "t.expect", "ptx", Expectation::Sometimes, {"data-race", "cut"});
+  Blessed same = blessExpectations(text, "t.expect", "ptx", Observation::Sometimes, {"data-race", "cut"});
   CHECK(same.action == Blessed::Unchanged);
   CHECK(same.text == text);
   // A CRLF file keeps its line endings, on a changed line and on an added one.
-  Blessed changed = blessExpectations(text, "t.expect", "ptx", Expectation::Never, {});
+  Blessed changed = blessExpectations(text, "t.expect", "ptx", Observation::Never, {});
   CHECK(changed.action == Blessed::Updated);
   CHECK(changed.was == "Sometimes +cut +data-race");
   CHECK(changed.text == "ptx: Never | " + std::string(kTodoReason) + " (was: Sometimes +cut +data-race: r)\r\n");
-  Blessed added = blessExpectations(text, "t.expect", "sc", Expectation::Never, {});
+  Blessed added = blessExpectations(text, "t.expect", "sc", Observation::Never, {});
   CHECK(added.text == text + "sc: Never | " + std::string(kTodoReason) + "\r\n");
-  Blessed created = blessExpectations(std::nullopt, "t.expect", "sc", Expectation::Always, {"undefined"});
+  Blessed created = blessExpectations(std::nullopt, "t.expect", "sc", Observation::Always, {"undefined"});
   CHECK(created.action == Blessed::Created);
   CHECK(created.text == "sc: Always +undefined | " + std::string(kTodoReason) + "\n");
-  CHECK_THROWS_AS(blessExpectations(std::string("ptx: Nevr | r\n"), "t.expect", "ptx", Expectation::Never, {}),
+  CHECK_THROWS_AS(blessExpectations(std::string("ptx: Nevr | r\n"), "t.expect", "ptx", Observation::Never, {}),
                   DiagnosticError);
 }
 

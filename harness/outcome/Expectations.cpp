@@ -1,4 +1,4 @@
-#include "litmus/Expectations.hpp"
+#include "outcome/Expectations.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -12,7 +12,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace ptxmm::litmus {
+namespace ptxmm::outcome {
 namespace {
 
 bool isBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
@@ -22,22 +22,6 @@ bool isNameChar(char c) {
 }
 
 }  // namespace
-
-std::string_view toString(Expectation::Observation o) {
-  switch (o) {
-    case Expectation::Always: return "Always";
-    case Expectation::Sometimes: return "Sometimes";
-    case Expectation::Never: return "Never";
-  }
-  return "";
-}
-
-std::optional<Expectation::Observation> parseObservation(std::string_view s) {
-  if (s == "Always") return Expectation::Always;
-  if (s == "Sometimes") return Expectation::Sometimes;
-  if (s == "Never") return Expectation::Never;
-  return std::nullopt;
-}
 
 std::vector<Expectation> parseExpectations(std::string_view text, const std::string& file) {
   std::vector<Expectation> out;
@@ -72,7 +56,7 @@ std::vector<Expectation> parseExpectations(std::string_view text, const std::str
         if (!best.empty() && !verdict.empty()) msg += "; did you mean `" + best + "`?";
         fail(vs, msg + " (expected Always, Sometimes or Never)");
       }
-      e.verdict = *obs;
+      e.observation = *obs;
       while (true) {
         while (p < line.size() && isBlank(line[p])) ++p;
         if (p >= line.size() || line[p] != '+') break;
@@ -137,8 +121,8 @@ bool isTodoReason(std::string_view reason) { return reason.starts_with("TODO:");
 namespace {
 
 // "Sometimes +data-race": the verdict and flags of a line, as a .expect line writes them.
-std::string verdictText(Expectation::Observation verdict, const std::vector<std::string>& flags) {
-  std::string r(toString(verdict));
+std::string verdictText(Observation verdict, const std::vector<std::string>& flags) {
+  std::string r = toString(verdict);
   for (const auto& f : flags) r += " +" + f;
   return r;
 }
@@ -150,15 +134,32 @@ std::vector<std::string> sorted(std::vector<std::string> v) {
 
 }  // namespace
 
+std::string expectationMismatch(const Expectation& e, Observation observation, const std::set<std::string>& flags) {
+  auto join = [](const std::set<std::string>& s) {
+    std::string r;
+    for (const auto& f : s) r += (r.empty() ? "+" : " +") + f;
+    return r.empty() ? "no flags" : r;
+  };
+  const std::set<std::string> expected(e.flags.begin(), e.flags.end());
+  std::string r;
+  if (observation != e.observation)
+    r = "expected " + toString(e.observation) + " but the model gives " + toString(observation);
+  if (flags != expected) {
+    if (!r.empty()) r += "; ";
+    r += "expected " + join(expected) + " but the model raises " + join(flags);
+  }
+  return r;
+}
+
 std::string formatExpectation(const Expectation& e) {
-  return e.model + ": " + verdictText(e.verdict, e.flags) + " | " + e.reason;
+  return e.model + ": " + verdictText(e.observation, e.flags) + " | " + e.reason;
 }
 
 Blessed blessExpectations(const std::optional<std::string>& text, const std::string& file, const std::string& model,
-                          Expectation::Observation verdict, const std::vector<std::string>& flags) {
+                          Observation verdict, const std::vector<std::string>& flags) {
   Expectation fresh;
   fresh.model = model;
-  fresh.verdict = verdict;
+  fresh.observation = verdict;
   fresh.flags = flags;
   fresh.reason = std::string(kTodoReason);
   Blessed out;
@@ -179,9 +180,9 @@ Blessed blessExpectations(const std::optional<std::string>& text, const std::str
     out.was = "no line for " + model;
     return out;
   }
-  if (old->verdict == verdict && sorted(old->flags) == sorted(flags)) return out;
+  if (old->observation == verdict && sorted(old->flags) == sorted(flags)) return out;
   out.action = Blessed::Updated;
-  out.was = verdictText(old->verdict, old->flags);
+  out.was = verdictText(old->observation, old->flags);
   // The old reason is kept so that nothing written by hand is lost (a bare marker adds nothing).
   fresh.reason += " (was: " + out.was + (old->reason == kTodoReason ? "" : ": " + old->reason) + ")";
   // Replace the line from its model name to its end (indentation and a CRLF ending stay).
@@ -231,4 +232,4 @@ void writeExpectationFile(const std::string& path, std::string_view text) {
   }
 }
 
-}  // namespace ptxmm::litmus
+}  // namespace ptxmm::outcome

@@ -1,6 +1,7 @@
-// Concrete evaluation helpers shared by both engines (header-only): a fast memoised evaluator of
-// event-program expressions, the concrete algebra of a skeleton with chosen rf/co/sc, final-state
-// values, and witness construction. The smt engine uses them to rebuild and re-check its witnesses.
+// Concrete evaluation of candidate executions, shared by both engines (header-only): a fast memoised
+// evaluator of event-program expressions, the concrete algebra of a skeleton with chosen rf/co/sc,
+// final-state values and entries, and witness construction. The enum engine evaluates every
+// candidate with them; the smt engine rebuilds and re-checks its witnesses with them.
 #pragma once
 
 #include <algorithm>
@@ -13,14 +14,14 @@
 
 #include "cat/BitAlgebra.hpp"
 #include "cat/Interpreter.hpp"
-#include "check/StateSpec.hpp"
-#include "check/Verdict.hpp"
 #include "events/Builtins.hpp"
 #include "events/Lower.hpp"
 #include "events/Skeleton.hpp"
 #include "litmus/Printer.hpp"
+#include "outcome/Result.hpp"
+#include "outcome/State.hpp"
 
-namespace ptxmm::enumeration {
+namespace ptxmm::concrete {
 
 /// Memoised evaluator of one ExprPool; reset() invalidates the memo in O(1).
 class Evaluator {
@@ -125,17 +126,19 @@ inline cat::InterpreterOptions engineInterpreterOptions() {
 }
 
 /// Final values of the observed terms: registers from the skeleton's final register expressions,
-/// locations from the co-last write (`writeValue` by compact index).
+/// locations from the co-last write (`writeValue` by compact index). `spec` was made with a locator
+/// (ObservedTerm::loc).
 template <class WriteValue, class RegValue>
-std::vector<int64_t> finalValues(const check::StateSpec& spec, const events::Skeleton& sk, const BitMatrix& co,
+std::vector<int64_t> finalValues(const outcome::StateSpec& spec, const events::Skeleton& sk, const BitMatrix& co,
                                  WriteValue&& writeValue, RegValue&& regValue) {
   std::vector<int64_t> out;
   out.reserve(spec.terms.size());
   for (const auto& t : spec.terms) {
-    if (t.isReg) {
-      const auto& regs = sk.finalRegs.at(static_cast<size_t>(t.thread));
-      auto it = regs.find(t.reg);
-      out.push_back(it != regs.end() ? regValue(it->second) : initialRegister(*sk.program->test, t.thread, t.reg));
+    if (t.isReg()) {
+      const auto& regs = sk.finalRegs.at(static_cast<size_t>(t.term.thread));
+      auto it = regs.find(t.term.reg);
+      out.push_back(it != regs.end() ? regValue(it->second)
+                                     : initialRegister(*sk.program->test, t.term.thread, t.term.reg));
     } else {
       int64_t v = 0;
       for (int w : sk.writesByLoc.at(static_cast<size_t>(t.loc)))
@@ -147,11 +150,11 @@ std::vector<int64_t> finalValues(const check::StateSpec& spec, const events::Ske
 }
 
 /// The entry of state `key` in `states`, created with its values on first use (`fresh` says whether).
-inline check::StateResult& stateEntry(std::map<std::string, check::StateResult>& states, const std::string& key,
-                                      const std::vector<int64_t>& vals, const check::StateSpec& spec, bool& fresh) {
+inline outcome::StateResult& stateEntry(std::map<std::string, outcome::StateResult>& states, const std::string& key,
+                                        const std::vector<int64_t>& vals, const outcome::StateSpec& spec, bool& fresh) {
   auto [it, inserted] = states.try_emplace(key);
   fresh = inserted;
-  check::StateResult& st = it->second;
+  outcome::StateResult& st = it->second;
   if (inserted) {
     st.key = key;
     st.values = vals;
@@ -162,7 +165,7 @@ inline check::StateResult& stateEntry(std::map<std::string, check::StateResult>&
 
 /// Adds the flags of one allowed execution to its state: the model's flags and undefined behaviour, the
 /// undefined conditions of its paths (`undefinedByPath`), and cut / blocked paths.
-inline void addExecutionFlags(check::StateResult& st, const cat::Outcome<cat::BitAlgebra>& o,
+inline void addExecutionFlags(outcome::StateResult& st, const cat::Outcome<cat::BitAlgebra>& o,
                               const events::Skeleton& sk, bool undefinedByPath) {
   const std::vector<std::string> raised = cat::raisedFlags(o);
   for (auto& f : raised) st.flags.insert(f);
@@ -190,13 +193,13 @@ struct Shown {
 /// Builds the witness of one execution: events with values and their instructions, po (immediate), rf,
 /// co (immediate), fr, sc (immediate), non-empty async relations, the model's shown relations and the
 /// findings of its raised flags and undefined_unless checks.
-inline check::Witness makeWitness(const events::Skeleton& sk, const Dynamic& d, const std::vector<int64_t>& reads,
-                                  Evaluator& ev, const std::vector<Shown>& shows) {
-  check::Witness w;
+inline outcome::Witness makeWitness(const events::Skeleton& sk, const Dynamic& d, const std::vector<int64_t>& reads,
+                                    Evaluator& ev, const std::vector<Shown>& shows) {
+  outcome::Witness w;
   const auto& prog = *sk.program;
   for (size_t i = 0; i < sk.size(); ++i) {
     const events::Event& e = sk.event(i);
-    check::WitnessEvent we;
+    outcome::WitnessEvent we;
     we.id = e.id;
     we.thread = e.isInit ? -1 : e.thread;
     we.isInit = e.isInit;
@@ -235,7 +238,7 @@ inline check::Witness makeWitness(const events::Skeleton& sk, const Dynamic& d, 
     if (auto it = sk.relations.find(r); it != sk.relations.end()) add(r, it->second);
   for (const auto& s : shows) {
     if (s.check) {
-      check::Finding f;
+      outcome::Finding f;
       f.check = s.name;
       f.flag = *s.check == cat::CheckKind::Undefined ? "undefined" : s.name;
       if (s.isSet)
@@ -249,7 +252,7 @@ inline check::Witness makeWitness(const events::Skeleton& sk, const Dynamic& d, 
   }
   // Deadlock: where each blocked thread waits (its bar.sync / cluster wait, or its mbarrier wait).
   if (sk.blocked && sk.choice.size() == prog.paths.size()) {
-    check::Finding f;
+    outcome::Finding f;
     f.flag = f.check = "deadlock";
     for (size_t t = 0; t < sk.choice.size(); ++t) {
       const events::Path& p = prog.paths[t][static_cast<size_t>(sk.choice[t])];
@@ -278,4 +281,4 @@ inline std::vector<Shown> shownRelations(const cat::Outcome<cat::BitAlgebra>& o)
   return out;
 }
 
-}  // namespace ptxmm::enumeration
+}  // namespace ptxmm::concrete
