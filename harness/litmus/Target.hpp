@@ -1,5 +1,5 @@
 // Minimum SM target and PTX ISA version an instruction or a whole test needs, from the operations
-// table (base form) refined by qualifiers (reference ptx-proxy-semantics.md §2). Used by the kernel
+// table (base form) refined by qualifiers (the PTX ISA notes and target ISA notes of each instruction). Used by the kernel
 // generator (which .target/.version to emit, which GPUs can run a test) and by the checker (skips).
 #pragma once
 
