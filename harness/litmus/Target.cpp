@@ -88,6 +88,8 @@ ptx::Target requiredTarget(const Instr& in) {
     case OpId::CpAsyncMbarArrive:
     case OpId::CpAsyncBulkCommit:
     case OpId::CpAsyncBulkWait:
+    case OpId::StAsync:  // the modelled forms are PTX 8.1 / sm_90 (Validate.cpp rejects the 8.7 ones)
+    case OpId::RedAsync:
     case OpId::ClcQueryCancel:
     case OpId::Mov:
     case OpId::Add:
