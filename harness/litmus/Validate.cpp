@@ -170,6 +170,8 @@ class Rules {
       case OpId::CpAsyncBulkWait:
       case OpId::CpAsyncBulkTensor:
       case OpId::TensormapReplace:
+      case OpId::StAsync:
+      case OpId::RedAsync:
       case OpId::ClcTryCancel:
       case OpId::ClcQueryCancel:
       case OpId::Mov:
@@ -414,6 +416,8 @@ class Rules {
       }
       case OpId::CpAsyncBulkTensor: validateTensorCopy(op, in, ql); break;
       case OpId::TensormapReplace: validateTensormapReplace(op, in, ql); break;
+      case OpId::StAsync:
+      case OpId::RedAsync: validateAsyncStore(op, in, ql); break;
       case OpId::ClcTryCancel:
         if (!in.hasFlag("async"))
           fail(ql.mnemonic, "`clusterlaunchcontrol.try_cancel` needs the mandatory `.async` (PTX ISA 9.2 §9.7.13.17)");
@@ -582,6 +586,8 @@ class Rules {
       case OpId::CpAsyncBulkCommit:
       case OpId::CpAsyncBulkTensor:
       case OpId::TensormapReplace:
+      case OpId::StAsync:
+      case OpId::RedAsync:
       case OpId::ClcTryCancel:
       case OpId::ClcQueryCancel:
       case OpId::Mov:
@@ -658,6 +664,92 @@ class Rules {
     if (map.elems.size() != dims)
       throw DiagnosticError(map.src, "a `." + std::to_string(dims) + "d` `.tile` copy takes " + std::to_string(dims) +
                                          " tensor coordinate(s), got " + std::to_string(map.elems.size()) + sec);
+  }
+
+  /// st.async (PTX ISA 9.2 §9.7.9.12) and red.async (§9.7.13.7): the PTX 8.1 / sm_90 forms, a weak store
+  /// (st.async) or a .relaxed.cluster reduction (red.async) into `.shared::cluster` with mbarrier
+  /// completion, `[a], b, [mbar]`. The completion mechanism is made explicit. The PTX 8.7 / sm_100
+  /// `.release` `.global` forms and the vector and `.b128` forms are rejected with their reason.
+  void validateAsyncStore(const OpInfo& op, Instr& in, const QualLocs& ql) {
+    const bool red = op.id == OpId::RedAsync;
+    const std::string mn(op.mnemonic);
+    const std::string sec = " (PTX ISA 9.2 §" + std::string(op.isaSection) + ")";
+    if (in.sem == Sem::Release || in.sem == Sem::Mmio || in.space == Space::Global)
+      bad(ql, in.sem == Sem::Release || in.sem == Sem::Mmio ? "sem" : "space",
+          "the `" + mn + ".release` form (a strong release " + (red ? "reduction" : "store") +
+              " to `.global` without mbarrier, PTX ISA 8.7, sm_100) is not modelled: only the "
+              "`.shared::cluster` form with mbarrier completion (PTX ISA 8.1, sm_90) is" +
+              sec);
+    if (red) {
+      if (in.sem != Sem::Relaxed)
+        bad(ql, "sem", "`red.async` needs `.relaxed.cluster` (its `.sem` and `.scope` are not optional)" + sec);
+      if (in.scope != Scope::Cluster)
+        bad(ql, in.scope == Scope::None ? "sem" : "scope", "`red.async.relaxed` needs scope `.cluster`" + sec);
+    } else {
+      requireSem(op, in, ql, {Sem::Weak}, Sem::Weak);
+      // The syntax also lists `st.async.cluster` (no .sem), but the text gives a scope no meaning for the
+      // weak store and ptxas refuses `.weak.cluster`, the canonical spelling of that form.
+      if (in.scope != Scope::None)
+        bad(ql, "scope",
+            "a scope on the weak `st.async` is not modelled: the mbarrier form is a weak store, whose complete-tx "
+            "is .release.cluster anyway" +
+                sec);
+    }
+    if (in.space != Space::Generic && in.space != Space::SharedCluster)
+      bad(ql, "space", "`" + mn + "` accepts only `.shared::cluster` (none: generic addressing)" + sec);
+    if (in.hasFlag("bulk_group"))
+      bad(ql, "completion", "`" + mn + "` completes through `.mbarrier::complete_tx::bytes`" + sec);
+    if (!in.hasFlag("mbarrier::complete_tx::bytes")) {
+      if (!red) fail(ql.mnemonic, "`st.async` needs the completion mechanism `.mbarrier::complete_tx::bytes`" + sec);
+      // red.async: "If .completion_mechanism is not specified, it defaults to .mbarrier::complete_tx::bytes"
+      // (canonical form: written out, in its group's place).
+      auto at = std::find_if(in.flags.begin(), in.flags.end(),
+                             [](const std::string& f) { return ptx::groupAccepts("atomop", f); });
+      in.flags.insert(at, "mbarrier::complete_tx::bytes");
+    }
+    if (in.hasFlag("v4"))
+      bad(ql, "vec",
+          "the vector forms `.v2`/`.v4` store 2 or 4 elements; a litmus location holds one value, so they have no "
+          "litmus abstraction" +
+              sec);
+    if (in.type == DataType::None) fail(ql.mnemonic, "`" + mn + "` needs a type" + sec);
+    if (!red) {
+      const DataType ok[] = {DataType::B32, DataType::B64, DataType::U32, DataType::U64,
+                             DataType::S32, DataType::S64, DataType::F32, DataType::F64};
+      if (std::find(std::begin(ok), std::end(ok), in.type) == std::end(ok))
+        bad(ql, "type",
+            in.type == DataType::B128
+                ? "the `.b128` form of `st.async` (PTX ISA 9.2) is not modelled: a litmus value is 64 bits" + sec
+                : "`st.async` accepts .b32 .b64 .u32 .u64 .s32 .s64 .f32 .f64" + sec);
+    } else {
+      requireFlag(op, in, ql, "atomop", "an operation (.add, .min, .max, .inc, .dec, .and, .or, .xor)");
+      std::string o;
+      for (auto v : ptx::qualifierGroupValues("atomop"))
+        if (in.hasFlag(v)) o = v;
+      auto typed = [&](std::initializer_list<DataType> types, const char* list) {
+        for (DataType t : types)
+          if (t == in.type) return;
+        bad(ql, "type", "`red.async." + o + "` accepts " + list + sec);
+      };
+      if (o == "inc" || o == "dec") {
+        typed({DataType::U32}, ".u32");
+      } else if (o == "min" || o == "max") {
+        typed({DataType::U32, DataType::S32}, ".u32 .s32");
+      } else if (o == "and" || o == "or" || o == "xor") {
+        typed({DataType::B32}, ".b32");
+      } else if (o == "add") {
+        typed({DataType::U32, DataType::S32, DataType::U64}, ".u32 .s32 .u64");
+      } else {
+        bad(ql, "atomop", "`red.async` has no `." + o + "` (.add .min .max .inc .dec .and .or .xor)" + sec);
+      }
+    }
+    if (in.operands.size() != 3)
+      fail(ql.mnemonic,
+           "`" + mn + "` takes `[a], b, [mbar]`, got " + std::to_string(in.operands.size()) + " operand(s)" + sec);
+    if (in.operands[2].kind != Operand::Kind::Addr)
+      throw DiagnosticError(in.operands[2].src, "expected the mbarrier address `[mbar]`" + sec);
+    if (in.operands[1].kind != Operand::Kind::Imm && in.operands[1].kind != Operand::Kind::Reg)
+      throw DiagnosticError(in.operands[1].src, "the source b is a register or an integer" + sec);
   }
 
   /// tensormap.replace (PTX ISA 9.2 §9.7.9.26): `.tile` mode, one field, `.b1024`, `.b64` for
@@ -775,6 +867,8 @@ ptx::Target requiredTarget(const Instr& in) {
       if (in.hasFlag("multicast::cluster::all")) need(100, 86, true);
       break;
     // No qualifier-specific minimum beyond the row's own (PtxOps.def).
+    case OpId::StAsync:
+    case OpId::RedAsync:
     case OpId::Atom:
     case OpId::Red:
     case OpId::Tld:

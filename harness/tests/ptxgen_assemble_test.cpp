@@ -151,6 +151,33 @@ exists (0:c == 1))",
             "sm_100a");
 }
 
+TEST_CASE("st.async and red.async assemble for sm_90a and sm_100a", "[ptxgen][ptxas][st.async]") {
+  // Every modelled type and operation, immediates and registers (a 32-bit value is converted first),
+  // generic addressing (written with .shared::cluster).
+  const std::string text = R"(PTX ASYNC-STORE
+{ .shared X = 0; .shared Y = 0; .shared C = 0; .mbarrier bar = 1; }
+P0@cta 0,cluster 0,gpu 0:
+    ld.shared.u32 r1, [X];
+    st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [X@cta1], r1, [bar@cta1];
+    st.async.mbarrier::complete_tx::bytes.b64 [Y@cta1], r1, [bar@cta1];
+    st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [X@cta1], 1, [bar@cta1];
+    st.async.shared::cluster.mbarrier::complete_tx::bytes.s64 [Y@cta1], 2, [bar@cta1];
+    red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [C@cta1], r1, [bar@cta1];
+    red.async.relaxed.cluster.shared::cluster.add.u64 [C@cta1], 1, [bar@cta1];
+    red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.inc.u32 [C@cta1], 5, [bar@cta1];
+    red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.min.s32 [C@cta1], 5, [bar@cta1];
+    red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.xor.b32 [C@cta1], 5, [bar@cta1];
+P1@cta 1,cluster 0,gpu 0:
+    mbarrier.arrive.expect_tx.shared::cta.b64 st, [bar], 44;
+L:
+    mbarrier.try_wait.parity.shared::cta.b64 p, [bar], 0;
+    @!p bra L;
+    ld.shared.u32 r0, [C];
+exists (1:r0 == 0))";
+  assembles(text, "sm_90a");
+  assembles(text, "sm_100a");
+}
+
 TEST_CASE("tensor-map updates and tensormap proxy fences assemble for sm_90a", "[ptxgen][ptxas][tensormap]") {
   assembles(R"(PTX TMAP-UPDATE
 { tmap = 1; flag = 0; }
