@@ -10,6 +10,7 @@
 #include "litmus/Parser.hpp"
 #include "litmus/Printer.hpp"
 #include "outcome/Observation.hpp"
+#include "outcome/Result.hpp"
 #include "outcome/State.hpp"
 #include "ptxgen/Assemble.hpp"
 
@@ -118,6 +119,28 @@ std::vector<std::string> collectLitmusFiles(const std::vector<std::string>& inpu
     }
   }
   return files;
+}
+
+std::map<std::string, ModelStates> readModelStates(std::istream& in) {
+  std::map<std::string, ModelStates> table;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] != '{') continue;
+    auto j = json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.contains("hash") || !j.contains("states")) continue;
+    if (outcome::parseStatus(j.value("status", std::string())) != outcome::Status::Ok) continue;
+    ModelStates ms;
+    ms.model = j.value("model", std::string("model"));
+    for (const auto& st : j["states"]) ms.allowed.insert(st.value("state", std::string()));
+    table[j["hash"].get<std::string>()] = std::move(ms);
+  }
+  return table;
+}
+
+std::map<std::string, ModelStates> readModelStatesFile(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw std::runtime_error(path + ": error: cannot read the --model-states file");
+  return readModelStates(f);
 }
 
 int runCampaign(const CampaignOptions& opt, std::ostream& out, std::ostream& err) {

@@ -26,25 +26,6 @@ namespace {
 
 using namespace ptxmm;
 
-/// The model states of --model-states, by test hash (lines that are not a decided check are skipped).
-std::shared_ptr<std::map<std::string, report::ModelStates>> readModelStates(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw std::runtime_error(path + ": error: cannot read the --model-states file");
-  auto table = std::make_shared<std::map<std::string, report::ModelStates>>();
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.empty() || line[0] != '{') continue;
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.contains("hash") || !j.contains("states")) continue;
-    if (j.value("status", std::string("done")) != "done") continue;
-    report::ModelStates ms;
-    ms.model = j.value("model", std::string("model"));
-    for (const auto& st : j["states"]) ms.allowed.insert(st.value("state", std::string()));
-    (*table)[j["hash"].get<std::string>()] = ms;
-  }
-  return table;
-}
-
 /// --emit-ptx: every test's kernel as DIR/NAME.ptx.
 void emitPtx(const report::CampaignOptions& opt, const std::string& dir) {
   std::filesystem::create_directories(dir);
@@ -81,7 +62,8 @@ int main(int argc, char** argv) {
   try {
     opt = cli::campaignOptions(run);
     if (!modelStates.empty()) {
-      auto table = readModelStates(modelStates);
+      auto table = std::make_shared<const std::map<std::string, report::ModelStates>>(
+          report::readModelStatesFile(modelStates));
       opt.oracle = [table](const litmus::Test& t, std::string& error) -> std::optional<report::ModelStates> {
         auto it = table->find(litmus::testHash(t));
         if (it == table->end()) {
