@@ -57,6 +57,7 @@ void Lowerer::buildLocations() {
     l.ownerCta = cta;
     l.init = d.init;
     l.isMbarrier = d.isMbarrier;
+    l.isTmem = d.isTmem;
     l.mbarCount = d.mbarCount;
     if (d.isMbarrier) l.init = mbarrierState(0, d.mbarCount, 0);
     int id = static_cast<int>(prog_.locations.size());
@@ -108,7 +109,7 @@ void Lowerer::buildLocations() {
       const Instr& in = *st.instr;
       auto info = ptx::opInfo(in.op);
       if (info.family == ptx::OpFamily::Mbarrier || in.op == OpId::CpAsyncBulk || in.op == OpId::CpAsyncBulkTensor ||
-          in.op == OpId::ClcTryCancel) {
+          in.op == OpId::ClcTryCancel || in.op == OpId::Tcgen05Commit) {
         int mbarIdx = mbarOperandIndex(in);
         if (mbarIdx >= 0 && static_cast<size_t>(mbarIdx) < in.operands.size()) {
           bool all = in.hasFlag("multicast::cluster") || in.hasFlag("multicast::cluster::all");
@@ -192,7 +193,7 @@ void Lowerer::buildInitWrites() {
     e.space = L.space;
     e.value = prog_.exprs.constant(L.init);
     for (Builtin t : {Builtin::W, Builtin::M, Builtin::IW, Builtin::GEN}) addTag(e, t);
-    addTag(e, L.space == Space::Global ? Builtin::GLOBAL : Builtin::SHARED);
+    addTag(e, L.space == Space::Global ? Builtin::GLOBAL : L.isTmem ? Builtin::TMEM : Builtin::SHARED);
     if (L.isMbarrier) addTag(e, Builtin::MBAR);
     e.label = fmt::format("W {}={} (init)", L.name, L.init);
     prog_.initWrites.push_back(push(std::move(e)));

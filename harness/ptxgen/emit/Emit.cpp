@@ -19,6 +19,9 @@ std::string sanitize(std::string_view s) {
 std::string valueReg(int t, std::string_view name) { return "%v" + std::to_string(t) + "_" + sanitize(name); }
 std::string predReg(int t, std::string_view name) { return "%q" + std::to_string(t) + "_" + sanitize(name); }
 std::string wideReg(int t, std::string_view name) { return "%h" + std::to_string(t) + "_" + sanitize(name); }
+std::string wgmmaAccReg(int t, std::string_view name, int i) {
+  return "%wf" + std::to_string(t) + "_" + sanitize(name) + "_" + std::to_string(i);
+}
 
 Writer::Writer(Thread& thread, const Instr& in)
     : thread(thread),
