@@ -226,6 +226,21 @@ Access Lowerer::resolve(PathState& st, const Operand& o, Space space, const Inst
   return resolveRef(ref, space, o.src);
 }
 
+Access Lowerer::matrixOperand(PathState& st, const Instr& in, size_t i, const char* what) {
+  const std::string sec = fmt::format("PTX ISA 9.2 §{}", ptx::opInfo(in.op).isaSection);
+  const Operand& o = operand(in, i, what);
+  if (o.kind != Operand::Kind::Reg || !st.addrRegs.count(o.name))
+    fail(o.src, fmt::format("{} must be a register holding the address of a shared location (`mov.u64 r, A`): the "
+                            "descriptor names the shared-memory matrix ({})",
+                            what, sec));
+  Access a = resolve(st, o, Space::SharedCta, in);
+  const auto& loc = prog_.locations[static_cast<size_t>(a.loc)];
+  if (!a.shared || a.cta != thread(curThread_).where.cta || loc.isMbarrier || loc.isTmem)
+    fail(o.src, fmt::format("{} must name a shared-memory location of the executing CTA (a .shared::cta matrix, {})",
+                            what, sec));
+  return a;
+}
+
 Access Lowerer::resolveRef(const LocRef& ref, Space space, const SourceLoc& at) {
   auto it = decls_.find(ref.name);
   if (it == decls_.end()) {

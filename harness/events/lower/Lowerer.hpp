@@ -205,6 +205,9 @@ class Lowerer {
   /// Resolve a memory operand for thread t. `space` is the instruction's state space for this operand.
   Access resolve(PathState& st, const Operand& o, Space space, const Instr& in);
   Access resolveRef(const LocRef& ref, Space space, const SourceLoc& at);
+  /// wgmma / tcgen05: the shared location that matrix-descriptor operand `i` (`what`) names — a register
+  /// holding the address of a `.shared` location of the executing CTA (not an mbarrier, not tensor memory).
+  Access matrixOperand(PathState& st, const Instr& in, size_t i, const char* what);
   std::string locName(int l) const { return prog_.locations[static_cast<size_t>(l)].name; }
   std::string vName(int v) const { return prog_.vaddrs[static_cast<size_t>(v)].name; }
   /// The expected arrival count of mbarrier location `loc` (docs/lowering.md "Locations and addresses").

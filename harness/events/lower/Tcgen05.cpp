@@ -28,20 +28,6 @@ Access tmem(Lowerer& L, PathState& st, const Instr& in, size_t i) {
   return a;
 }
 
-/// The shared location a shared-memory descriptor names (a register holding its address), in the executing CTA.
-Access smemDescriptor(Lowerer& L, PathState& st, const Instr& in, size_t i, const char* what) {
-  const Operand& o = L.operand(in, i, what);
-  if (o.kind != Operand::Kind::Reg || !st.addrRegs.count(o.name))
-    L.fail(o.src, fmt::format("{} must be a register holding the address of a shared location (`mov.u64 r, A`): the "
-                              "descriptor names the shared-memory matrix ({})",
-                              what, kSec));
-  Access a = L.resolve(st, o, Space::SharedCta, in);
-  const auto& loc = L.prog_.locations[static_cast<size_t>(a.loc)];
-  if (!a.shared || a.cta != L.thread(L.curThread_).where.cta || loc.isMbarrier || loc.isTmem)
-    L.fail(o.src, fmt::format("{} must name a shared-memory location of the executing CTA ({})", what, kSec));
-  return a;
-}
-
 /// The ISSUE marker (tags ISSUE, TCGEN05 and `extra`) and the async op of one instruction.
 int issue(Lowerer& L, PathState& st, const Instr& in, std::initializer_list<Builtin> extra) {
   EventId m = L.emitMarker(st, in, Builtin::TCGEN05);
@@ -53,8 +39,8 @@ int issue(Lowerer& L, PathState& st, const Instr& in, std::initializer_list<Buil
 Flow lowerMma(Lowerer& L, PathState& st, const Instr& in, Work&) {
   auto& X = L.prog_.exprs;
   Access d = tmem(L, st, in, 0);
-  Access a = smemDescriptor(L, st, in, 1, "a-desc");
-  Access b = smemDescriptor(L, st, in, 2, "b-desc");
+  Access a = L.matrixOperand(st, in, 1, "a-desc");
+  Access b = L.matrixOperand(st, in, 2, "b-desc");
   const bool accumulate = L.operand(in, 4, "enable-input-d").imm != 0;
   int op = issue(L, st, in, {Builtin::TC_PIPE, Builtin::TC_MMA});
   EventId ra = L.asyncRead(st, op, in, a, Proxy::Async, Sem::Weak, Scope::None, Builtin::TCGEN05);
@@ -73,7 +59,7 @@ Flow lowerMma(Lowerer& L, PathState& st, const Instr& in, Work&) {
 Flow lowerCp(Lowerer& L, PathState& st, const Instr& in, Work&) {
   auto& X = L.prog_.exprs;
   Access d = tmem(L, st, in, 0);
-  Access s = smemDescriptor(L, st, in, 1, "s-desc");
+  Access s = L.matrixOperand(st, in, 1, "s-desc");
   int op = issue(L, st, in, {Builtin::TC_PIPE});
   EventId r = L.asyncRead(st, op, in, s, Proxy::Async, Sem::Weak, Scope::None, Builtin::TCGEN05);
   L.asyncWrite(st, op, in, d, Proxy::Generic, Sem::Weak, Scope::None, X.readVal(r), Builtin::TCGEN05);

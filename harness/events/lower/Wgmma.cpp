@@ -9,25 +9,6 @@
 namespace ptxmm::events::lowering {
 namespace {
 
-constexpr const char* kSec = "PTX ISA 9.2 §9.7.15.5";
-
-/// The shared location a matrix descriptor names (a register holding its address), in the executing CTA.
-Access descriptor(Lowerer& L, PathState& st, const Instr& in, size_t i, const char* what) {
-  const Operand& o = L.operand(in, i, what);
-  if (o.kind != Operand::Kind::Reg || !st.addrRegs.count(o.name))
-    L.fail(o.src, fmt::format("{} must be a register holding the address of a shared location (`mov.u64 {}, A`): the "
-                              "matrix descriptor names the shared-memory matrix ({})",
-                              what, o.kind == Operand::Kind::Reg ? o.name : "d", kSec));
-  Access a = L.resolve(st, o, Space::SharedCta, in);
-  if (!a.shared || a.cta != L.thread(L.curThread_).where.cta ||
-      L.prog_.locations[static_cast<size_t>(a.loc)].isMbarrier ||
-      L.prog_.locations[static_cast<size_t>(a.loc)].isTmem)
-    L.fail(o.src, fmt::format("{} must name a shared-memory location of the executing CTA (the matrix descriptor "
-                              "holds a .shared::cta address, {} matrix descriptor format)",
-                              what, kSec));
-  return a;
-}
-
 Flow lowerMmaAsync(Lowerer& L, PathState& st, const Instr& in, Work&) {
   auto& X = L.prog_.exprs;
   const Operand& d = L.operand(in, 0, "accumulator");
@@ -44,8 +25,8 @@ Flow lowerMmaAsync(Lowerer& L, PathState& st, const Instr& in, Work&) {
         {X.constant(1), fmt::format("accumulator register '{}' written since the last wgmma.fence and read by "
                                     "wgmma.mma_async (PTX ISA 9.2 §9.7.15.7.1)",
                                     d0.name)});
-  Access a = descriptor(L, st, in, 1, "descA");
-  Access b = descriptor(L, st, in, 2, "descB");
+  Access a = L.matrixOperand(st, in, 1, "descA");
+  Access b = L.matrixOperand(st, in, 2, "descB");
   // The accumulator input (scale-d = 1) is read now: an access before the wait of an earlier wgmma writing
   // it is undefined unless it is the same-shape accumulation (the only shape modelled).
   ExprId old = X.constant(0);

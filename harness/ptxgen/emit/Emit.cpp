@@ -49,6 +49,18 @@ void Regs::addWide(const Operand& op) const {
   if (op.kind == Operand::Kind::Reg && !op.name.empty()) wide.insert(op.name);
 }
 
+void matrixDescriptor(Writer& w, const Operand& op, const char* dst, uint64_t fields) {
+  if (op.kind == Operand::Kind::Imm) {
+    w.out() << "  " << w.guard << "mov.b64 " << dst << ", " << op.imm << ";\n";
+    return;
+  }
+  if (op.kind != Operand::Kind::Reg)
+    throw DiagnosticError(op.src, "a matrix descriptor is a register or a constant (PTX ISA 9.2 §9.7.15.5.1)");
+  w.out() << "  " << w.guard << "and.b64 " << dst << ", " << w.reg(op.name) << ", 262143;\n";
+  w.out() << "  " << w.guard << "shr.u64 " << dst << ", " << dst << ", 4;\n";
+  if (fields != 0) w.out() << "  " << w.guard << "or.b64 " << dst << ", " << dst << ", " << fields << ";\n";
+}
+
 void emitFrom(std::span<const OpEmitter> table, Writer& w) {
   for (const OpEmitter& e : table)
     if (e.op == w.in.op) return e.emit(w);

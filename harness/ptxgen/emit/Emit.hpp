@@ -154,6 +154,11 @@ struct Qualifiers {
 
 /// Writes `w.in`.
 void emitInstruction(Writer& w);
+
+/// wgmma / tcgen05: the 64-bit shared-memory matrix descriptor of operand `op` into register `dst`: an
+/// immediate as is; a litmus register (holding the matrix's .shared::cta address) as (address & 0x3FFFF) >> 4
+/// in bits 0-13, or-ed with `fields` (the other descriptor fields). PTX ISA 9.2 §9.7.15.5.1, §9.7.16.
+void matrixDescriptor(Writer& w, const Operand& op, const char* dst, uint64_t fields);
 /// Adds the predicate and .b128 registers that `in` names (its guard included) to `regs`.
 void collectRegs(const Instr& in, Regs& regs);
 /// The qualifiers spell() writes for `in`; `spaceOverride` replaces a generic state space.

@@ -26,18 +26,6 @@ void tmemAddress(Writer& w, const Operand& op) {
   w.out() << "  " << w.guard << "ld.shared.b32 %x5, " << a.text << ";\n";
 }
 
-/// The shared-memory descriptor of operand `op` in `dst` (start address >> 4, no swizzle).
-void smemDescriptor(Writer& w, const Operand& op, const char* dst) {
-  if (op.kind == Operand::Kind::Imm) {
-    w.out() << "  " << w.guard << "mov.b64 " << dst << ", " << op.imm << ";\n";
-    return;
-  }
-  if (op.kind != Operand::Kind::Reg)
-    throw DiagnosticError(op.src, std::string("a shared-memory descriptor is a register or a constant") + kSec);
-  w.out() << "  " << w.guard << "and.b64 " << dst << ", " << w.reg(op.name) << ", 262143;\n";
-  w.out() << "  " << w.guard << "shr.u64 " << dst << ", " << dst << ", 4;\n";
-}
-
 /// The register of a `{r}` operand (or a lone register).
 const Operand& single(const Operand& v) { return v.kind == Operand::Kind::Vector && !v.elems.empty() ? v.elems[0] : v; }
 
@@ -46,8 +34,8 @@ void emitMma(Writer& w) {
   const auto& ops = w.in.operands;
   if (ops[4].kind != Operand::Kind::Imm)
     throw DiagnosticError(ops[4].src, std::string("the kernel writes enable-input-d as the immediate 0 or 1") + kSec);
-  smemDescriptor(w, ops[1], "%y6");
-  smemDescriptor(w, ops[2], "%y7");
+  matrixDescriptor(w, ops[1], "%y6", 0);
+  matrixDescriptor(w, ops[2], "%y7", 0);
   const std::string idesc = w.value(ops[3], 32);
   tmemAddress(w, ops[0]);
   w.out() << "  " << w.guard << spell(w.in) << " [%x5], %y6, %y7, " << idesc << ", " << (ops[4].imm != 0 ? 1 : 0)
@@ -56,7 +44,7 @@ void emitMma(Writer& w) {
 
 void emitCp(Writer& w) {
   w.need(2);
-  smemDescriptor(w, w.in.operands[1], "%y6");
+  matrixDescriptor(w, w.in.operands[1], "%y6", 0);
   tmemAddress(w, w.in.operands[0]);
   w.out() << "  " << w.guard << spell(w.in) << " [%x5], %y6;\n";
 }

@@ -29,19 +29,6 @@ const Operand& accumulator(const Instr& in) {
   return d.kind == Operand::Kind::Vector && !d.elems.empty() ? d.elems[0] : d;
 }
 
-/// Writes the matrix descriptor of descriptor operand `op` into `dst`.
-void descriptor(Writer& w, const Operand& op, const char* dst) {
-  if (op.kind == Operand::Kind::Imm) {  // a descriptor value as is
-    w.out() << "  " << w.guard << "mov.b64 " << dst << ", " << op.imm << ";\n";
-    return;
-  }
-  if (op.kind != Operand::Kind::Reg)
-    throw DiagnosticError(op.src, std::string("a matrix descriptor is a register or a constant") + kSec);
-  w.out() << "  " << w.guard << "and.b64 " << dst << ", " << w.reg(op.name) << ", 262143;\n";
-  w.out() << "  " << w.guard << "shr.u64 " << dst << ", " << dst << ", 4;\n";
-  w.out() << "  " << w.guard << "or.b64 " << dst << ", " << dst << ", " << kDescriptorOffsets << ";\n";
-}
-
 void emitMmaAsync(Writer& w) {
   w.need(4);
   const auto& ops = w.in.operands;
@@ -70,8 +57,8 @@ void emitMmaAsync(Writer& w) {
                                           "kernel reads the accumulator input from its litmus register" +
                                           kSec);
   }
-  descriptor(w, ops[1], "%y6");
-  descriptor(w, ops[2], "%y7");
+  matrixDescriptor(w, ops[1], "%y6", kDescriptorOffsets);
+  matrixDescriptor(w, ops[2], "%y7", kDescriptorOffsets);
   for (int i = 0; i < 4; ++i) {
     w.out() << "  " << w.guard;
     if (i == 0 && accumulate)
