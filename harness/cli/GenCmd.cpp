@@ -47,6 +47,7 @@ int runGen(const GenArgs& a) {
     return kUserError;
   }
   for (const auto& n : k.notes) std::cerr << a.test << ": note: " << n << "\n";
+  if (!k.notRunnable.empty()) std::cerr << a.test << ": note: not runnable: " << k.notRunnable << "\n";
   if (a.output.empty() || a.output == "-") {
     std::cout << k.ptx;
   } else {

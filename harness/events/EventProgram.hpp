@@ -55,6 +55,7 @@ struct Location {
   int ownerCta = -1;  ///< shared locations: the CTA whose shared memory holds it
   int64_t init = 0;
   bool isMbarrier = false;
+  bool isTmem = false;  ///< tensor memory (`.tmem`): accessed only by tcgen05 (tag TMEM)
   int mbarCount = 0;    ///< expected arrival count (for the phase re-arm)
   bool hidden = false;  ///< model-internal (try_cancel launch queue): not printed in states
 };

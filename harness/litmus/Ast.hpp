@@ -122,6 +122,9 @@ struct LocationDecl {
   ptx::Proxy aliasProxy = ptx::Proxy::Generic;
   bool isMbarrier = false;  ///< `.mbarrier bar = N`: shared mbarrier, initialised (phase 0, N arrivals)
   int mbarCount = 0;
+  /// `.tmem T = v`: a tensor-memory location (PTX ISA 9.2 §9.7.16: its own state space), one copy per
+  /// CTA (space SharedCta for placement); accessed only by tcgen05.mma/cp/ld/st.
+  bool isTmem = false;
   SourceLoc src;
 };
 

@@ -327,11 +327,12 @@ class Parser {
       d.src = src_.loc(r.b);
       if (dir == ".global") {
         d.space = Space::Global;
-      } else if (dir == ".shared" || dir == ".mbarrier") {
+      } else if (dir == ".shared" || dir == ".mbarrier" || dir == ".tmem") {
         d.space = Space::SharedCta;
         d.isMbarrier = dir == ".mbarrier";
+        d.isTmem = dir == ".tmem";
       } else {
-        fail(r.b, "unknown declaration `" + dir + "`; expected .global, .shared, .mbarrier or .clc_pending");
+        fail(r.b, "unknown declaration `" + dir + "`; expected .global, .shared, .mbarrier, .tmem or .clc_pending");
       }
       if (p >= e || !isIdentStart(t_[p])) fail(p, "expected a location name after `" + dir + "`");
       size_t ne = identEnd(p, e);

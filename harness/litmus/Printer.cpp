@@ -150,6 +150,8 @@ std::string printCanonical(const Test& t) {
     std::string name = l.ownerCta >= 0 ? l.name + "@cta" + std::to_string(l.ownerCta) : l.name;
     if (l.isMbarrier)
       s += ".mbarrier " + name + " = " + std::to_string(l.mbarCount);
+    else if (l.isTmem)
+      s += ".tmem " + name + " = " + std::to_string(l.init);
     else if (l.space == ptx::Space::SharedCta)
       s += ".shared " + name + " = " + std::to_string(l.init);
     else
@@ -253,6 +255,8 @@ std::string initText(const Test& t) {
       item = "@" + std::string(ptx::toString(l.aliasProxy)) + " " + name + "=" + l.aliasDirect;
     else if (l.isMbarrier)
       item = ".mbarrier " + name + "=" + std::to_string(l.mbarCount);
+    else if (l.isTmem)
+      item = ".tmem " + name + "=" + std::to_string(l.init);
     else if (l.space == ptx::Space::SharedCta)
       item = ".shared " + name + "=" + std::to_string(l.init);
     else

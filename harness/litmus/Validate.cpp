@@ -172,6 +172,19 @@ class Rules {
       case OpId::TensormapReplace:
       case OpId::StAsync:
       case OpId::RedAsync:
+      case OpId::WgmmaMmaAsync:
+      case OpId::WgmmaFence:
+      case OpId::WgmmaCommit:
+      case OpId::WgmmaWait:
+      case OpId::Tcgen05Mma:
+      case OpId::Tcgen05Cp:
+      case OpId::Tcgen05Ld:
+      case OpId::Tcgen05St:
+      case OpId::Tcgen05Commit:
+      case OpId::Tcgen05WaitLd:
+      case OpId::Tcgen05WaitSt:
+      case OpId::Tcgen05FenceBefore:
+      case OpId::Tcgen05FenceAfter:
       case OpId::ClcTryCancel:
       case OpId::ClcQueryCancel:
       case OpId::Mov:
@@ -418,6 +431,19 @@ class Rules {
       case OpId::TensormapReplace: validateTensormapReplace(op, in, ql); break;
       case OpId::StAsync:
       case OpId::RedAsync: validateAsyncStore(op, in, ql); break;
+      case OpId::WgmmaMmaAsync:
+      case OpId::WgmmaFence:
+      case OpId::WgmmaCommit:
+      case OpId::WgmmaWait: validateWgmma(op, in, ql); break;
+      case OpId::Tcgen05Mma:
+      case OpId::Tcgen05Cp:
+      case OpId::Tcgen05Ld:
+      case OpId::Tcgen05St:
+      case OpId::Tcgen05Commit:
+      case OpId::Tcgen05WaitLd:
+      case OpId::Tcgen05WaitSt:
+      case OpId::Tcgen05FenceBefore:
+      case OpId::Tcgen05FenceAfter: validateTcgen05(op, in, ql); break;
       case OpId::ClcTryCancel:
         if (!in.hasFlag("async"))
           fail(ql.mnemonic, "`clusterlaunchcontrol.try_cancel` needs the mandatory `.async` (PTX ISA 9.2 §9.7.13.17)");
@@ -588,6 +614,19 @@ class Rules {
       case OpId::TensormapReplace:
       case OpId::StAsync:
       case OpId::RedAsync:
+      case OpId::WgmmaMmaAsync:
+      case OpId::WgmmaFence:
+      case OpId::WgmmaCommit:
+      case OpId::WgmmaWait:
+      case OpId::Tcgen05Mma:
+      case OpId::Tcgen05Cp:
+      case OpId::Tcgen05Ld:
+      case OpId::Tcgen05St:
+      case OpId::Tcgen05Commit:
+      case OpId::Tcgen05WaitLd:
+      case OpId::Tcgen05WaitSt:
+      case OpId::Tcgen05FenceBefore:
+      case OpId::Tcgen05FenceAfter:
       case OpId::ClcTryCancel:
       case OpId::ClcQueryCancel:
       case OpId::Mov:
@@ -752,6 +791,159 @@ class Rules {
       throw DiagnosticError(in.operands[1].src, "the source b is a register or an integer" + sec);
   }
 
+  // ---- Tensor cores: wgmma (PTX ISA 9.2 §9.7.15) and tcgen05 (§9.7.16) -------------------------------
+
+  /// `.sync.aligned`, mandatory on the warpgroup / warp-collective instructions.
+  void requireSyncAligned(const OpInfo& op, const Instr& in, const QualLocs& ql, const std::string& sec) {
+    if (!in.hasFlag("sync") || !in.hasFlag("aligned"))
+      fail(ql.mnemonic, "`" + std::string(op.mnemonic) + "` needs the mandatory `.sync.aligned`" + sec);
+  }
+
+  /// An operand that must be a register (a matrix descriptor or a tensor-memory register vector element).
+  static void requireReg(const Operand& o, const std::string& what, const std::string& sec) {
+    if (o.kind != Operand::Kind::Reg)
+      throw DiagnosticError(o.src, what + " must be a register (litmus: a register holding the address of a shared "
+                                          "location, `mov.u64 da, A`)" +
+                                       sec);
+  }
+
+  /// An immediate 0 or 1 (scale-d, enable-input-d, the immediate scales and transposes).
+  static void requireImm01(const Operand& o, const std::string& what, const std::string& sec, bool minusOne = false) {
+    if (o.kind != Operand::Kind::Imm || (o.imm != 0 && o.imm != 1 && !(minusOne && o.imm == -1)))
+      throw DiagnosticError(o.src, what + (minusOne ? " must be the immediate 1 or -1" : " must be the immediate 0 or 1") +
+                                       sec);
+  }
+
+  /// wgmma (PTX ISA 9.2 §9.7.15): the accepted subset is `wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16
+  /// {d, _, _, _}, descA, descB, scale-d{, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b}` (A and B
+  /// through matrix descriptors, here registers holding the address of a shared location; d0 is the
+  /// modelled accumulator element), `wgmma.fence.sync.aligned`, `wgmma.commit_group.sync.aligned`,
+  /// `wgmma.wait_group.sync.aligned N`. The other shapes and types, A from registers and `.sp` are rejected
+  /// with the reason (A from registers, `{a0, ...}`, does not fit the operand signature of PtxOps.def).
+  void validateWgmma(const OpInfo& op, const Instr& in, const QualLocs& ql) {
+    const std::string sec = " (PTX ISA 9.2 §" + std::string(op.isaSection) + ")";
+    requireSyncAligned(op, in, ql, sec);
+    if (op.id == OpId::WgmmaWait) {
+      if (in.operands.size() != 1 || in.operands[0].kind != Operand::Kind::Imm || in.operands[0].imm < 0)
+        fail(ql.mnemonic, "`wgmma.wait_group` takes one integer constant N >= 0" + sec);
+      return;
+    }
+    if (op.id != OpId::WgmmaMmaAsync) return;
+    requireFlag(op, in, ql, "wgmma_shape", "a shape (.m64n8k16)");
+    if (!in.hasFlag("m64n8k16"))
+      bad(ql, "wgmma_shape",
+          "only the shape `.m64n8k16` is modelled: the litmus abstraction follows one accumulator element (the kernel "
+          "uses the smallest f16 tile)" +
+              sec);
+    requireFlag(op, in, ql, "wgmma_dtype", "the accumulator type (.f32)");
+    if (!in.hasFlag("f32")) bad(ql, "wgmma_dtype", "only the `.f32` accumulator is modelled" + sec);
+    requireFlag(op, in, ql, "wgmma_atype", "the types of A and B (.f16.f16)");
+    requireFlag(op, in, ql, "wgmma_btype", "the types of A and B (.f16.f16)");
+    for (const char* g : {"wgmma_atype", "wgmma_btype"})
+      for (auto v : ptx::qualifierGroupValues(g))
+        if (v != "f16" && in.hasFlag(v))
+          bad(ql, g, "only `.f16` A and B are modelled (`.f32.f16.f16`)" + sec);
+    if (in.operands.size() != 4 && in.operands.size() != 8)
+      fail(ql.mnemonic, "`wgmma.mma_async` takes `{d0, d1, d2, d3}, descA, descB, scale-d{, imm-scale-a, imm-scale-b, "
+                        "imm-trans-a, imm-trans-b}`, got " +
+                            std::to_string(in.operands.size()) + " operand(s)" + sec);
+    const Operand& d = in.operands[0];
+    if (d.kind != Operand::Kind::Vector || d.elems.size() != 4)
+      throw DiagnosticError(d.src, "the m64n8k16 .f32 accumulator is 4 registers per thread: `{d0, d1, d2, d3}` (d0 "
+                                   "is the modelled element; the others may be `_`)" +
+                                       sec);
+    if (d.elems[0].kind != Operand::Kind::Reg)
+      throw DiagnosticError(d.elems[0].src, "d0, the modelled accumulator element, must be a register" + sec);
+    requireReg(in.operands[1], "descA", sec);
+    requireReg(in.operands[2], "descB", sec);
+    requireImm01(in.operands[3], "scale-d", sec);
+    if (in.operands.size() == 8) {
+      requireImm01(in.operands[4], "imm-scale-a", sec, true);
+      requireImm01(in.operands[5], "imm-scale-b", sec, true);
+      requireImm01(in.operands[6], "imm-trans-a", sec);
+      requireImm01(in.operands[7], "imm-trans-b", sec);
+      if (in.operands[4].imm != 1 || in.operands[5].imm != 1)
+        throw DiagnosticError(in.operands[4].imm != 1 ? in.operands[4].src : in.operands[5].src,
+                              "negated inputs (imm-scale -1) are not modelled" + sec);
+    }
+  }
+
+  /// tcgen05 (PTX ISA 9.2 §9.7.16): `.cta_group::1` forms; `tcgen05.mma.kind::f16 [d], adesc, bdesc, idesc,
+  /// enable-input-d`, `tcgen05.cp.128x256b [d], sdesc`, `tcgen05.ld/st.sync.aligned.32x32b.x1.b32`,
+  /// `tcgen05.commit.mbarrier::arrive::one{.shared::cluster}.b64 [mbar]`, `tcgen05.wait::ld/st.sync.aligned`,
+  /// `tcgen05.fence::before_thread_sync / ::after_thread_sync`. Everything else is rejected with the reason.
+  void validateTcgen05(const OpInfo& op, Instr& in, const QualLocs& ql) {
+    const std::string sec = " (PTX ISA 9.2 §" + std::string(op.isaSection) + ")";
+    const std::string mn(op.mnemonic);
+    auto ctaGroup = [&] {
+      requireFlag(op, in, ql, "tc_cta_group", "`.cta_group::1`");
+      if (in.hasFlag("cta_group::2"))
+        bad(ql, "tc_cta_group",
+            "`.cta_group::2` (a CTA pair sharing one MMA) is not modelled: only `.cta_group::1`" + sec);
+    };
+    auto nOperands = [&](size_t n, const char* form) {
+      if (in.operands.size() != n)
+        fail(ql.mnemonic, "`" + mn + "` takes `" + form + "`, got " + std::to_string(in.operands.size()) +
+                              " operand(s)" + sec);
+    };
+    auto tmemAddr = [&](const Operand& o) {
+      if (o.kind != Operand::Kind::Addr)
+        throw DiagnosticError(o.src, "expected the tensor-memory address `[D]` of a `.tmem` location" + sec);
+    };
+    if (op.id == OpId::Tcgen05Mma) {
+      ctaGroup();
+      requireFlag(op, in, ql, "tc_kind", "a kind (.kind::f16)");
+      if (!in.hasFlag("kind::f16"))
+        bad(ql, "tc_kind", "only `.kind::f16` is modelled (one accumulator element, f16 inputs)" + sec);
+      nOperands(5, "[d-tmem], a-desc, b-desc, idesc, enable-input-d");
+      tmemAddr(in.operands[0]);
+      requireReg(in.operands[1], "a-desc", sec);
+      requireReg(in.operands[2], "b-desc", sec);
+      if (in.operands[3].kind != Operand::Kind::Imm && in.operands[3].kind != Operand::Kind::Reg)
+        throw DiagnosticError(in.operands[3].src, "idesc (the instruction descriptor) is a register or a constant" + sec);
+      requireImm01(in.operands[4], "enable-input-d", sec);
+    } else if (op.id == OpId::Tcgen05Cp) {
+      ctaGroup();
+      requireFlag(op, in, ql, "tc_cp_shape", "a shape (.128x256b)");
+      if (!in.hasFlag("128x256b")) bad(ql, "tc_cp_shape", "only the shape `.128x256b` is modelled" + sec);
+      nOperands(2, "[taddr], s-desc");
+      tmemAddr(in.operands[0]);
+      requireReg(in.operands[1], "s-desc", sec);
+    } else if (op.id == OpId::Tcgen05Ld || op.id == OpId::Tcgen05St) {
+      requireSyncAligned(op, in, ql, sec);
+      const bool ld = op.id == OpId::Tcgen05Ld;
+      requireFlag(op, in, ql, "tc_shape", "a shape (.32x32b)");
+      if (!in.hasFlag("32x32b")) bad(ql, "tc_shape", "only the shape `.32x32b` is modelled" + sec);
+      requireFlag(op, in, ql, "tc_num", "a repeat count (.x1)");
+      if (!in.hasFlag("x1"))
+        bad(ql, "tc_num", "only `.x1` (one 32-bit register per thread) is modelled: a litmus location is one value" +
+                              sec);
+      if (in.type != DataType::B32) fail(ql.mnemonic, "`" + mn + "` needs `.b32`" + sec);
+      nOperands(2, ld ? "{r}, [taddr]" : "[taddr], {r}");
+      const Operand& v = in.operands[ld ? 0 : 1];
+      if (v.kind != Operand::Kind::Vector || v.elems.size() != 1)
+        throw DiagnosticError(v.src, "`.32x32b.x1` moves one register: `{r}`" + sec);
+      if (ld && v.elems[0].kind != Operand::Kind::Reg)
+        throw DiagnosticError(v.elems[0].src, "the destination must be a register" + sec);
+      if (!ld && v.elems[0].kind != Operand::Kind::Reg && v.elems[0].kind != Operand::Kind::Imm)
+        throw DiagnosticError(v.elems[0].src, "the source is a register or an integer" + sec);
+      tmemAddr(in.operands[ld ? 1 : 0]);
+    } else if (op.id == OpId::Tcgen05Commit) {
+      ctaGroup();
+      requireFlag(op, in, ql, "tc_commit", "the completion mechanism `.mbarrier::arrive::one`");
+      if (in.hasFlag("multicast::cluster"))
+        bad(ql, "multicast", "the multicast form of `tcgen05.commit` is not modelled" + sec);
+      if (in.space != Space::Generic && in.space != Space::SharedCluster)
+        bad(ql, "space", "`tcgen05.commit` accepts only `.shared::cluster` (none: generic addressing)" + sec);
+      if (in.type != DataType::B64) fail(ql.mnemonic, "`tcgen05.commit` needs `.b64`" + sec);
+      nOperands(1, "[mbar]");
+      if (in.operands[0].kind != Operand::Kind::Addr)
+        throw DiagnosticError(in.operands[0].src, "expected the mbarrier address `[mbar]`" + sec);
+    } else if (op.id == OpId::Tcgen05WaitLd || op.id == OpId::Tcgen05WaitSt) {
+      requireSyncAligned(op, in, ql, sec);
+    }  // tcgen05.fence::*: no qualifiers, no operands
+  }
+
   /// tensormap.replace (PTX ISA 9.2 §9.7.9.26): `.tile` mode, one field, `.b1024`, `.b64` for
   /// `.global_address`/`.global_stride` and `.b32` otherwise; field2 takes an immediate ordinal, field3 an
   /// immediate new value (Table 33 ranges).
@@ -866,6 +1058,21 @@ ptx::Target requiredTarget(const Instr& in) {
     case OpId::ClcTryCancel:
       if (in.hasFlag("multicast::cluster::all")) need(100, 86, true);
       break;
+    // wgmma: sm_90a (architecture-specific, PTX ISA 9.2 §9.7.15 "Target ISA notes"); tcgen05: sm_100a
+    // (§9.7.16; PTX 8.6).
+    case OpId::WgmmaMmaAsync:
+    case OpId::WgmmaFence:
+    case OpId::WgmmaCommit:
+    case OpId::WgmmaWait: need(90, 80, true); break;
+    case OpId::Tcgen05Mma:
+    case OpId::Tcgen05Cp:
+    case OpId::Tcgen05Ld:
+    case OpId::Tcgen05St:
+    case OpId::Tcgen05Commit:
+    case OpId::Tcgen05WaitLd:
+    case OpId::Tcgen05WaitSt:
+    case OpId::Tcgen05FenceBefore:
+    case OpId::Tcgen05FenceAfter: need(100, 86, true); break;
     // No qualifier-specific minimum beyond the row's own (PtxOps.def).
     case OpId::StAsync:
     case OpId::RedAsync:

@@ -31,6 +31,7 @@ using emit::predReg;
 using emit::sanitize;
 using emit::valueReg;
 using emit::wideReg;
+using emit::wgmmaAccReg;
 using litmus::Instr;
 using litmus::Operand;
 using ptx::DataType;
@@ -212,6 +213,19 @@ class Generator {
                            ", which the stress kernel does not target (sm_90a, sm_100a)");
         if (needs.sm >= 100 && opt_.arch != "sm_100a")
           fail(in.src, std::string(info.mnemonic) + " needs sm_100a (use --arch sm_100a)");
+        if (info.family == ptx::OpFamily::Wgmma && k_.notRunnable.empty())
+          k_.notRunnable =
+              "wgmma.mma_async is .sync.aligned over a warpgroup (4 whole warps, PTX ISA 9.2 §9.7.15.5), but the stress "
+              "kernel runs a litmus thread on a slice of one warp's lanes (instances share the warp), and its "
+              "operand cells are not laid out as the m64n8k16 tiles the descriptors describe: the kernel is emitted "
+              "and assembled only";
+        if ((info.family == ptx::OpFamily::Tcgen05 || info.family == ptx::OpFamily::Tcgen05Sync ||
+             info.family == ptx::OpFamily::Tcgen05Fence) &&
+            k_.notRunnable.empty())
+          k_.notRunnable =
+              "the stress kernel allocates no tensor memory (no tcgen05.alloc / relinquish_alloc_permit / dealloc; "
+              "a .tmem location is a shared cell standing for its address) and tcgen05.ld/st are .sync.aligned over "
+              "a whole warp: the kernel is emitted and assembled only (PTX ISA 9.2 §9.7.16)";
         if (in.op == OpId::BarrierClusterArrive) ++arrives;
         if (in.op == OpId::BarrierClusterArrive || in.op == OpId::BarrierClusterWait ||
             in.space == Space::SharedCluster)
@@ -629,6 +643,17 @@ class Generator {
       for (const auto& r : regs) s << "  .reg .b64 " << valueReg(static_cast<int>(t), r) << ";\n";
       for (const auto& r : preds_[t]) s << "  .reg .pred " << predReg(static_cast<int>(t), r) << ";\n";
       for (const auto& r : b128_[t]) s << "  .reg .b128 " << wideReg(static_cast<int>(t), r) << ";\n";
+      std::set<std::string> accs;  // wgmma accumulators: four .f32 registers each (emit/Wgmma.cpp)
+      for (const auto& st : test_.threads[t].code)
+        if (st.instr && st.instr->op == OpId::WgmmaMmaAsync && !st.instr->operands.empty()) {
+          const Operand& d = st.instr->operands[0];
+          const Operand& d0 = d.kind == Operand::Kind::Vector && !d.elems.empty() ? d.elems[0] : d;
+          if (d0.kind == Operand::Kind::Reg) accs.insert(d0.name);
+        }
+      for (const auto& a : accs) {
+        const std::string r0 = wgmmaAccReg(static_cast<int>(t), a, 0);
+        s << "  .reg .f32 " << r0.substr(0, r0.size() - 1) << "<4>;\n";
+      }
     }
     s << "\n  ld.param.u64 %mem, [p_mem];\n  cvta.to.global.u64 %mem, %mem;\n";
     for (const char* p : {"cfg", "res", "ctr", "hist", "smp", "scr"}) {
@@ -977,6 +1002,7 @@ class Generator {
       gen_.emitJump(t_, pos, labels_, target, guard);
     }
     [[nodiscard]] std::string endLabel() const override { return "$T" + std::to_string(t_) + "_end"; }
+    [[nodiscard]] const std::vector<litmus::Stmt>& statements() const override { return gen_.test_.threads[t_].code; }
 
    private:
     Generator& gen_;

@@ -91,6 +91,9 @@ struct Kernel {
   int bankConflictLanes = 0;             ///< bank-conflict lanes generated per stress warp (0: none)
   int bankConflictOffset = -1;           ///< byte offset of the bank-conflict rows in shared memory (multiple of 128)
   std::vector<std::string> notes;        ///< approximations made (e.g. aliases not mapped)
+  /// Non-empty: the module assembles but must not be launched, for this reason (the runner skips it with
+  /// it). wgmma and tcgen05 tests (Generator.cpp).
+  std::string notRunnable;
 };
 
 /// Layout of the u64 configuration buffer written by the host before each launch.

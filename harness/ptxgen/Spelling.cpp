@@ -54,6 +54,8 @@ bool flagInGroup(std::string_view g, std::string_view f) {
   // cp.async.bulk.tensor, tensormap.replace
   if (g == "dim" || g == "load_mode" || g == "tmap_mode" || g == "tmap_field" || g == "tmap_size")
     return ptx::groupAccepts(g, f);
+  // wgmma and tcgen05 (their own groups; wgmma's type groups share values and are spelled in spell())
+  if (g == "sync" || startsWith(g, "tc_")) return ptx::groupAccepts(g, f);
   return g == f;  // expect_tx, parity, aligned, read, async, noinc, lo, uni
 }
 
@@ -64,6 +66,12 @@ std::string spell(const litmus::Instr& in, Space spaceOverride) {
   if (info.family == ptx::OpFamily::Local) return emit::spellLocal(in);
   const emit::Qualifiers q = emit::qualifiers(in, spaceOverride);
   std::string out(info.mnemonic);
+  if (in.op == ptx::OpId::WgmmaMmaAsync) {
+    // `.f32.f16.f16`: the dtype, atype and btype groups accept the same values, so a flag's group is its
+    // place: the parser stores the flags in group order.
+    for (const auto& f : in.flags) out += "." + f;
+    return out;
+  }
   auto writeFlags = [&](std::string_view group) {
     bool any = false;
     for (const auto& f : in.flags)

@@ -27,10 +27,11 @@ int gProgressFd = -1;
 
 #ifndef PTXMM_HAVE_CUDA
 
-RunResult runKernel(const ptxgen::Kernel&, const StressParams&, const std::vector<std::vector<int64_t>>&) {
+RunResult runKernel(const ptxgen::Kernel& kernel, const StressParams&, const std::vector<std::vector<int64_t>>&) {
   RunResult r;
   r.status = RunResult::Status::Skipped;
-  r.reason = "ptxmm was built without the CUDA driver API";
+  r.reason = kernel.notRunnable.empty() ? "ptxmm was built without the CUDA driver API"
+                                        : "not runnable: " + kernel.notRunnable;
   return r;
 }
 
@@ -41,6 +42,11 @@ using namespace driver;
 RunResult runKernel(const ptxgen::Kernel& kernel, const StressParams& params,
                     const std::vector<std::vector<int64_t>>& candidates) {
   RunResult r;
+  if (!kernel.notRunnable.empty()) {
+    r.status = RunResult::Status::Skipped;
+    r.reason = "not runnable: " + kernel.notRunnable;
+    return r;
+  }
   DeviceInfo info = queryDevice();
   if (!info.available) {
     r.status = RunResult::Status::Skipped;
@@ -225,6 +231,7 @@ RunResult runKernel(const ptxgen::Kernel& kernel, const StressParams& params,
 
 RunResult runKernelIsolated(const ptxgen::Kernel& kernel, const StressParams& params,
                             const std::vector<std::vector<int64_t>>& candidates, DeviceInfo& device) {
+  if (!kernel.notRunnable.empty()) return runKernel(kernel, params, candidates);  // skipped with the reason
   int fds[2];
   if (pipe(fds) != 0) {
     device = queryDevice();

@@ -178,6 +178,78 @@ exists (1:r0 == 0))";
   assembles(text, "sm_100a");
 }
 
+TEST_CASE("wgmma assembles for sm_90a; the kernel is marked not runnable", "[ptxgen][ptxas][wgmma]") {
+  // Both scale-d forms, a same-shape chain after a wait, the 4-operand form; descriptors built from the
+  // registers holding the shared addresses.
+  const std::string text = R"(PTX WGMMA
+{ .shared A = 2; .shared B = 3; }
+P0@cta 0,cluster 0,gpu 0:
+    st.shared.u32 [A], 2;
+    fence.proxy.async.shared::cta;
+    mov.u64 da, A;
+    mov.u64 db, B;
+    wgmma.fence.sync.aligned;
+    wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {acc, _, _, _}, da, db, 0, 1, 1, 0, 0;
+    wgmma.commit_group.sync.aligned;
+    wgmma.wait_group.sync.aligned 0;
+    wgmma.fence.sync.aligned;
+    wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {acc, _, _, _}, da, db, 1;
+    wgmma.commit_group.sync.aligned;
+    wgmma.wait_group.sync.aligned 0;
+exists (0:acc == 0))";
+  assembles(text, "sm_90a");
+  auto k = ptxgen::generate(litmus::parseTest(text, "inline.litmus"), ptxgen::GenOptions{});
+  CHECK(k.ptx.find("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%wf0_acc_0, %wf0_acc_1, %wf0_acc_2, "
+                   "%wf0_acc_3}, %y6, %y7, 1, 1, 1, 0, 0;") != std::string::npos);
+  CHECK(k.ptx.find("cvt.rzi.s64.f32 %v0_acc, %wf0_acc_0;") != std::string::npos);
+  CHECK_THAT(k.notRunnable, Catch::Contains("warpgroup"));
+  // wait_group N > 0 with an accumulator to write back is refused at the instruction
+  const std::string partial = R"(PTX WGMMA-PARTIAL
+{ .shared A = 2; .shared B = 3; }
+P0@cta 0,cluster 0,gpu 0:
+    mov.u64 da, A;
+    mov.u64 db, B;
+    wgmma.fence.sync.aligned;
+    wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {acc, _, _, _}, da, db, 0;
+    wgmma.commit_group.sync.aligned;
+    wgmma.wait_group.sync.aligned 1;
+    wgmma.wait_group.sync.aligned 0;
+exists (0:acc == 0))";
+  CHECK_THROWS_WITH(ptxgen::generate(litmus::parseTest(partial, "inline.litmus"), ptxgen::GenOptions{}),
+                    Catch::Contains("inline.litmus:9:") && Catch::Contains("wait_group 1"));
+}
+
+TEST_CASE("tcgen05 assembles for sm_100a; the kernel is marked not runnable", "[ptxgen][ptxas][tcgen05]") {
+  const std::string text = R"(PTX TCGEN05
+{ .shared A = 2; .shared B = 3; .shared S = 1; .tmem D = 0; .mbarrier bar = 1; }
+P0@cta 0,cluster 0,gpu 0:
+    mov.u64 da, A;
+    mov.u64 db, B;
+    mov.u64 ds, S;
+    tcgen05.cp.cta_group::1.128x256b [D], ds;
+    tcgen05.mma.cta_group::1.kind::f16 [D], da, db, 0, 1;
+    tcgen05.fence::before_thread_sync;
+    tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [bar];
+L:
+    mbarrier.try_wait.parity.relaxed.cluster.shared::cta.b64 p, [bar], 0;
+    @!p bra L;
+    tcgen05.fence::after_thread_sync;
+    tcgen05.ld.sync.aligned.32x32b.x1.b32 {r0}, [D];
+    tcgen05.wait::ld.sync.aligned;
+    tcgen05.st.sync.aligned.32x32b.x1.b32 [D], {r0};
+    tcgen05.wait::st.sync.aligned;
+exists (0:r0 == 0))";
+  assembles(text, "sm_100a");
+  auto test = litmus::parseTest(text, "inline.litmus");
+  CHECK(ptxgen::requiredArch(test) == "sm_100a");
+  ptxgen::GenOptions o;
+  o.arch = "sm_100a";
+  auto k = ptxgen::generate(test, o);
+  CHECK_THAT(k.notRunnable, Catch::Contains("tensor memory"));
+  o.arch = "sm_90a";
+  CHECK_THROWS_WITH(ptxgen::generate(test, o), Catch::Contains("needs sm_100a"));
+}
+
 TEST_CASE("tensor-map updates and tensormap proxy fences assemble for sm_90a", "[ptxgen][ptxas][tensormap]") {
   assembles(R"(PTX TMAP-UPDATE
 { tmap = 1; flag = 0; }

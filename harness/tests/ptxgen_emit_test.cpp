@@ -44,6 +44,8 @@ class StandInThread final : public ptxgen::emit::Thread {
     text << "  " << guard << "bra $L0_" << target.name << ";\n";
   }
   [[nodiscard]] std::string endLabel() const override { return "$T0_end"; }
+  [[nodiscard]] const std::vector<litmus::Stmt>& statements() const override { return code; }
+  std::vector<litmus::Stmt> code;
 };
 
 /// An instruction of `op` with operands after its signature: registers r0 / p for destinations,
@@ -113,7 +115,8 @@ std::string expectedText(const ptx::OpInfo& op) {
 }
 
 bool isFence(const ptx::OpInfo& op) {
-  return op.family == ptx::OpFamily::Fence || op.family == ptx::OpFamily::ProxyFence;
+  return op.family == ptx::OpFamily::Fence || op.family == ptx::OpFamily::ProxyFence ||
+         op.family == ptx::OpFamily::Tcgen05Fence || op.id == OpId::WgmmaFence;
 }
 
 }  // namespace

@@ -57,6 +57,7 @@ void Lowerer::buildLocations() {
     l.ownerCta = cta;
     l.init = d.init;
     l.isMbarrier = d.isMbarrier;
+    l.isTmem = d.isTmem;
     l.mbarCount = d.mbarCount;
     if (d.isMbarrier) l.init = mbarrierState(0, d.mbarCount, 0);
     int id = static_cast<int>(prog_.locations.size());
@@ -108,7 +109,7 @@ void Lowerer::buildLocations() {
       const Instr& in = *st.instr;
       auto info = ptx::opInfo(in.op);
       if (info.family == ptx::OpFamily::Mbarrier || in.op == OpId::CpAsyncBulk || in.op == OpId::CpAsyncBulkTensor ||
-          in.op == OpId::ClcTryCancel) {
+          in.op == OpId::ClcTryCancel || in.op == OpId::Tcgen05Commit) {
         int mbarIdx = mbarOperandIndex(in);
         if (mbarIdx >= 0 && static_cast<size_t>(mbarIdx) < in.operands.size()) {
           bool all = in.hasFlag("multicast::cluster") || in.hasFlag("multicast::cluster::all");
@@ -192,7 +193,7 @@ void Lowerer::buildInitWrites() {
     e.space = L.space;
     e.value = prog_.exprs.constant(L.init);
     for (Builtin t : {Builtin::W, Builtin::M, Builtin::IW, Builtin::GEN}) addTag(e, t);
-    addTag(e, L.space == Space::Global ? Builtin::GLOBAL : Builtin::SHARED);
+    addTag(e, L.space == Space::Global ? Builtin::GLOBAL : L.isTmem ? Builtin::TMEM : Builtin::SHARED);
     if (L.isMbarrier) addTag(e, Builtin::MBAR);
     e.label = fmt::format("W {}={} (init)", L.name, L.init);
     prog_.initWrites.push_back(push(std::move(e)));
@@ -223,6 +224,21 @@ Access Lowerer::resolve(PathState& st, const Operand& o, Space space, const Inst
   if (o.kind == Operand::Kind::Addr && o.imm != 0)
     fail(o.src, "address offsets are not supported (every location is one cell)");
   return resolveRef(ref, space, o.src);
+}
+
+Access Lowerer::matrixOperand(PathState& st, const Instr& in, size_t i, const char* what) {
+  const std::string sec = fmt::format("PTX ISA 9.2 §{}", ptx::opInfo(in.op).isaSection);
+  const Operand& o = operand(in, i, what);
+  if (o.kind != Operand::Kind::Reg || !st.addrRegs.count(o.name))
+    fail(o.src, fmt::format("{} must be a register holding the address of a shared location (`mov.u64 r, A`): the "
+                            "descriptor names the shared-memory matrix ({})",
+                            what, sec));
+  Access a = resolve(st, o, Space::SharedCta, in);
+  const auto& loc = prog_.locations[static_cast<size_t>(a.loc)];
+  if (!a.shared || a.cta != thread(curThread_).where.cta || loc.isMbarrier || loc.isTmem)
+    fail(o.src, fmt::format("{} must name a shared-memory location of the executing CTA (a .shared::cta matrix, {})",
+                            what, sec));
+  return a;
 }
 
 Access Lowerer::resolveRef(const LocRef& ref, Space space, const SourceLoc& at) {

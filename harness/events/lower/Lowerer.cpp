@@ -148,6 +148,7 @@ ExprId Lowerer::value(PathState& st, const Operand& o) {
   switch (o.kind) {
     case Operand::Kind::Imm: return prog_.exprs.constant(o.imm);
     case Operand::Kind::Reg: {
+      wgmmaRegisterAccess(st, o, "read");
       if (st.addrRegs.count(o.name))
         fail(o.src, fmt::format("register '{}' holds an address and is used as a value (unsupported)", o.name));
       auto it = st.regs.find(o.name);
@@ -176,8 +177,21 @@ void Lowerer::setReg(PathState& st, const Operand& d, ExprId v) {
     return;
   }
   if (d.kind != Operand::Kind::Reg) fail(d.src, "expected a destination register");
+  wgmmaRegisterAccess(st, d, "written");
   st.regs[d.name] = v;
   st.addrRegs.erase(d.name);
+  st.regsSinceWgmmaFence.insert(d.name);
+}
+
+void Lowerer::wgmmaRegisterAccess(PathState& st, const Operand& r, const char* how) {
+  if (!st.wgmmaPending.count(r.name)) return;
+  // PTX ISA 9.2 §9.7.15.7.3: "Accessing the accumulator register ... of a wgmma.mma_async instruction
+  // without first performing a wgmma.wait_group instruction that waits on a wgmma-group including that
+  // wgmma.mma_async instruction is undefined behavior."
+  st.undefinedIf.push_back({prog_.exprs.constant(1),
+                            fmt::format("accumulator register '{}' {} before the wgmma.wait_group that waits for its "
+                                        "wgmma.mma_async (PTX ISA 9.2 §9.7.15.7.3)",
+                                        r.name, how)});
 }
 
 Event Lowerer::memEvent(EventType type, const Instr& in, const Access& a, Proxy opProxy, Sem sem, Scope scope) {
@@ -194,7 +208,13 @@ Event Lowerer::memEvent(EventType type, const Instr& in, const Access& a, Proxy 
   addTag(e, type == EventType::Read ? Builtin::R : Builtin::W);
   addTag(e, Builtin::M);
   addTag(e, proxyTag(e.proxy));
-  addTag(e, a.shared ? Builtin::SHARED : Builtin::GLOBAL);
+  // Tensor memory (`.tmem`) is its own state space, accessed only by tcgen05 (PTX ISA 9.2 §9.7.16).
+  const bool tmem = prog_.locations[static_cast<size_t>(a.loc)].isTmem;
+  const bool tcgen05 = ptx::opInfo(in.op).family == ptx::OpFamily::Tcgen05;
+  if (tmem && !tcgen05)
+    fail(in.src, fmt::format("'{}' is tensor memory: only tcgen05.mma/cp/ld/st access it (PTX ISA 9.2 §9.7.16)",
+                             vName(a.vaddr)));
+  addTag(e, tmem ? Builtin::TMEM : a.shared ? Builtin::SHARED : Builtin::GLOBAL);
   if (isStrongSem(sem)) addTag(e, Builtin::STRONG);
   addSemTags(e);
   if (prog_.locations[static_cast<size_t>(a.loc)].isMbarrier) addTag(e, Builtin::MBAR);

@@ -76,6 +76,14 @@ struct PathState {
   std::vector<int> cpAll;                  // every cp.async issued (for cp.async.mbarrier.arrive)
   std::vector<int> bulkUncommitted;        // async instance ids
   std::vector<std::vector<int>> bulkGroups;
+  // Tensor cores (lower/Wgmma.cpp, lower/Tcgen05.cpp).
+  bool wgmmaFenced = false;                      // a wgmma.fence was executed on this path
+  std::set<std::string> regsSinceWgmmaFence;     // registers written since the last wgmma.fence
+  std::map<std::string, int> wgmmaPending;       // accumulator register -> its wgmma async op, until waited for
+  std::vector<int> wgmmaUncommitted;             // async op ids
+  std::vector<std::vector<int>> wgmmaGroups;     // committed, not yet waited
+  std::vector<int> tcMbarOps;                    // tcgen05.mma / .cp async ops issued (tracked by tcgen05.commit)
+  std::vector<int> tcLdOps, tcStOps;             // tcgen05.ld / .st async ops not yet waited for
   std::vector<ExprId> observedResponses;  // values of try_cancel responses read so far
   std::vector<std::pair<ExprId, std::string>> undefinedIf;
   std::vector<EventId> readsFinal;
@@ -197,6 +205,9 @@ class Lowerer {
   /// Resolve a memory operand for thread t. `space` is the instruction's state space for this operand.
   Access resolve(PathState& st, const Operand& o, Space space, const Instr& in);
   Access resolveRef(const LocRef& ref, Space space, const SourceLoc& at);
+  /// wgmma / tcgen05: the shared location that matrix-descriptor operand `i` (`what`) names — a register
+  /// holding the address of a `.shared` location of the executing CTA (not an mbarrier, not tensor memory).
+  Access matrixOperand(PathState& st, const Instr& in, size_t i, const char* what);
   std::string locName(int l) const { return prog_.locations[static_cast<size_t>(l)].name; }
   std::string vName(int v) const { return prog_.vaddrs[static_cast<size_t>(v)].name; }
   /// The expected arrival count of mbarrier location `loc` (docs/lowering.md "Locations and addresses").
@@ -225,6 +236,8 @@ class Lowerer {
   }
   /// Writes destination operand `d` (a register, a vector's first element, or the sink).
   void setReg(PathState& st, const Operand& d, ExprId v);
+  /// Undefined behaviour if register `r` is the accumulator of a wgmma.mma_async not yet waited for.
+  void wgmmaRegisterAccess(PathState& st, const Operand& r, const char* how);
 
   // ----- events (Lowerer.cpp) -------------------------------------------------------------------------
 

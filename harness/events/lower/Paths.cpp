@@ -126,6 +126,12 @@ Path Lowerer::makePath(const PathState& st, PathEnd end) {
 
 void Lowerer::finishPath(PathState& st, PathEnd end) {
   checkPathLimit(curThread_, 1);
+  if (end == PathEnd::Normal && !st.wgmmaPending.empty())
+    // The final registers are observed: an accumulator not waited for is accessed (§9.7.15.7.3).
+    st.undefinedIf.push_back({prog_.exprs.constant(1),
+                              fmt::format("the thread ends before the wgmma.wait_group of the wgmma.mma_async writing "
+                                          "accumulator register '{}': its value is undefined (PTX ISA 9.2 §9.7.15.7.3)",
+                                          st.wgmmaPending.begin()->first)});
   if (end == PathEnd::Normal && hasExecBarriers_) emitExit(st);
   const bool spin = end == PathEnd::Cut && emitLoopCut(st);
   prog_.paths[static_cast<size_t>(curThread_)].push_back(makePath(st, end));

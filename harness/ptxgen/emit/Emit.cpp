@@ -19,6 +19,9 @@ std::string sanitize(std::string_view s) {
 std::string valueReg(int t, std::string_view name) { return "%v" + std::to_string(t) + "_" + sanitize(name); }
 std::string predReg(int t, std::string_view name) { return "%q" + std::to_string(t) + "_" + sanitize(name); }
 std::string wideReg(int t, std::string_view name) { return "%h" + std::to_string(t) + "_" + sanitize(name); }
+std::string wgmmaAccReg(int t, std::string_view name, int i) {
+  return "%wf" + std::to_string(t) + "_" + sanitize(name) + "_" + std::to_string(i);
+}
 
 Writer::Writer(Thread& thread, const Instr& in)
     : thread(thread),
@@ -44,6 +47,18 @@ void Regs::addPred(const Operand& op) const {
 
 void Regs::addWide(const Operand& op) const {
   if (op.kind == Operand::Kind::Reg && !op.name.empty()) wide.insert(op.name);
+}
+
+void matrixDescriptor(Writer& w, const Operand& op, const char* dst, uint64_t fields) {
+  if (op.kind == Operand::Kind::Imm) {
+    w.out() << "  " << w.guard << "mov.b64 " << dst << ", " << op.imm << ";\n";
+    return;
+  }
+  if (op.kind != Operand::Kind::Reg)
+    throw DiagnosticError(op.src, "a matrix descriptor is a register or a constant (PTX ISA 9.2 §9.7.15.5.1)");
+  w.out() << "  " << w.guard << "and.b64 " << dst << ", " << w.reg(op.name) << ", 262143;\n";
+  w.out() << "  " << w.guard << "shr.u64 " << dst << ", " << dst << ", 4;\n";
+  if (fields != 0) w.out() << "  " << w.guard << "or.b64 " << dst << ", " << dst << ", " << fields << ";\n";
 }
 
 void emitFrom(std::span<const OpEmitter> table, Writer& w) {

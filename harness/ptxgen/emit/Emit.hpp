@@ -38,6 +38,9 @@ using litmus::Operand;
 [[nodiscard]] std::string valueReg(int t, std::string_view name);
 [[nodiscard]] std::string predReg(int t, std::string_view name);
 [[nodiscard]] std::string wideReg(int t, std::string_view name);
+/// The .f32 accumulator register i (0..3) of wgmma.mma_async whose modelled element is litmus register `name`
+/// (declared by the generator as `.reg .f32 %wf<t>_<name>_<4>`).
+[[nodiscard]] std::string wgmmaAccReg(int t, std::string_view name, int i);
 
 /// True for an operand that names memory (`[x]`, `[r1+4]`, or a bare location).
 [[nodiscard]] inline bool isAddress(const Operand& op) {
@@ -82,6 +85,8 @@ class Thread {
   virtual void jump(const Operand& target, const std::string& guard) = 0;
   /// The label after the thread's code (where its registers are stored).
   [[nodiscard]] virtual std::string endLabel() const = 0;
+  /// The litmus thread's statements (wgmma: the accumulators a wgmma.wait_group writes back).
+  [[nodiscard]] virtual const std::vector<litmus::Stmt>& statements() const = 0;
 };
 
 /// One instruction being written: the instruction, its guard and the thread it belongs to.
@@ -149,6 +154,11 @@ struct Qualifiers {
 
 /// Writes `w.in`.
 void emitInstruction(Writer& w);
+
+/// wgmma / tcgen05: the 64-bit shared-memory matrix descriptor of operand `op` into register `dst`: an
+/// immediate as is; a litmus register (holding the matrix's .shared::cta address) as (address & 0x3FFFF) >> 4
+/// in bits 0-13, or-ed with `fields` (the other descriptor fields). PTX ISA 9.2 §9.7.15.5.1, §9.7.16.
+void matrixDescriptor(Writer& w, const Operand& op, const char* dst, uint64_t fields);
 /// Adds the predicate and .b128 registers that `in` names (its guard included) to `regs`.
 void collectRegs(const Instr& in, Regs& regs);
 /// The qualifiers spell() writes for `in`; `spaceOverride` replaces a generic state space.
