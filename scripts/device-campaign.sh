@@ -9,12 +9,14 @@
 #     proxy: litmus/mixedproxy (surface/texture objects) and litmus/async with bank-conflict lanes
 #            (bankConflictLanes 8), ITERATIONS per test
 #     files PATH...: the given tests or directories only, ITERATIONS per test (files.json, files.log)
-#     campaign STORE [BUDGET]: the durable campaign of a store planned where the checker is
-#            (`ptxmm campaign run --db STORE --plan-only --mutants ...`, docs/hardware/README.md): runs
-#            its pending runs (resuming a store copied back from an earlier call), tunes the stress
-#            parameters for BUDGET seconds (default 240) and runs the tests again with the best
-#            parameters; the store, best-params.json and campaign.html (plots only if matplotlib is
-#            there) land in $OUT. ITERATIONS is ignored (the store holds its iteration counts).
+#     campaign STORE [BUDGET] [PHASES]: the durable campaign of a store planned where the checker is
+#            (`ptxmm campaign run --db STORE --plan-only --mutants ...`, docs/hardware/README.md).
+#            PHASES (comma-separated, default run,tune,rerun,report): run = its pending runs; tune =
+#            the stress parameters for BUDGET seconds (default 240); rerun = the tests again with
+#            the best parameters; report = coverage.txt and campaign.html (plots only where
+#            matplotlib is). The store ($OUT/campaign.db), best-params.json and the logs land in
+#            $OUT; a phase cut short by its time bound resumes when the returned store is given
+#            back as STORE. ITERATIONS is ignored (the store holds the iteration counts).
 # Needs: g++ (C++20), the CUDA toolkit (cuda.h, libcuda), the header-only libraries nlohmann/json,
 # fmt and CLI11, from the system or carried by the caller in .hwdeps/include (e.g. copies of
 # /usr/include/nlohmann, /usr/include/fmt and /usr/include/CLI of the development machine), and
@@ -88,29 +90,36 @@ JSON
   exit 0
 fi
 if [ "$MODE" = campaign ]; then
-  STORE=${3:?campaign STORE [BUDGET]}
+  STORE=${3:?campaign STORE [BUDGET] [PHASES]}
   BUDGET=${4:-240}
+  PHASES=",${5:-run,tune,rerun,report},"
   DB="$OUT/campaign.db"
   [ -f "$DB" ] || cp "$STORE" "$DB"
-  log "campaign: pending runs of $DB"
-  timeout 560 $BIN campaign resume "$DB" --backend cuda --no-progress > "$OUT/campaign-run.log" 2>&1
-  log "campaign run exit: $?"
-  tail -12 "$OUT/campaign-run.log"
-  log "tune: $BUDGET s"
-  timeout $((BUDGET + 120)) $BIN campaign tune --db "$DB" --backend cuda --budget "$BUDGET" --out "$OUT/best-params.json" \
-    > "$OUT/tune.log" 2>&1
-  log "tune exit: $?"
-  tail -30 "$OUT/tune.log"
-  if [ -f "$OUT/best-params.json" ]; then
+  if [[ $PHASES == *,run,* ]]; then
+    log "campaign: pending runs of $DB"
+    timeout 560 $BIN campaign resume "$DB" --backend cuda --no-progress > "$OUT/campaign-run.log" 2>&1
+    log "campaign run exit: $?"
+    tail -12 "$OUT/campaign-run.log"
+  fi
+  if [[ $PHASES == *,tune,* ]]; then
+    log "tune: $BUDGET s"
+    timeout $((BUDGET + 120)) $BIN campaign tune --db "$DB" --backend cuda --budget "$BUDGET" \
+      --out "$OUT/best-params.json" > "$OUT/tune.log" 2>&1
+    log "tune exit: $?"
+    tail -30 "$OUT/tune.log"
+  fi
+  if [[ $PHASES == *,rerun,* ]]; then
     log "the tests again with the tuned parameters"
-    timeout 560 $BIN campaign rerun "$DB" --backend cuda --params "$OUT/best-params.json" --no-progress \
+    timeout 560 $BIN campaign rerun "$DB" --backend cuda --tuned --no-progress \
       > "$OUT/campaign-tuned.log" 2>&1
     log "tuned run exit: $?"
     tail -6 "$OUT/campaign-tuned.log"
   fi
-  $BIN campaign coverage "$DB" > "$OUT/coverage.txt" 2>&1
-  $BIN campaign report "$DB" --html "$OUT/campaign.html" > "$OUT/report.log" 2>&1
-  log "report exit: $? (plots need python3-matplotlib; else render again where it is)"
+  if [[ $PHASES == *,report,* ]]; then
+    $BIN campaign coverage "$DB" > "$OUT/coverage.txt" 2>&1
+    $BIN campaign report "$DB" --html "$OUT/campaign.html" > "$OUT/report.log" 2>&1
+    log "report exit: $? (plots need python3-matplotlib; else render again where it is)"
+  fi
   exit 0
 fi
 if [ "$MODE" = proxy ]; then

@@ -157,9 +157,8 @@ class FakeBackend : public Backend {
       if (eq != std::string::npos) key = key.substr(0, eq) + "=99;";
       r.histogram.states[key] += 3;
     }
-    const double cost = 1 + 0.05 * p.stressWarpsPerBlock +
-                        (p.memStressPct / 100.0) * p.memStressIterations / 512.0 + lanes / 64.0 +
-                        (p.preStressPct / 100.0) * p.preStressIterations / 128.0;
+    const double cost = 1 + 0.05 * p.stressWarpsPerBlock + (p.memStressPct / 100.0) * p.memStressIterations / 512.0 +
+                        lanes / 64.0 + (p.preStressPct / 100.0) * p.preStressIterations / 128.0;
     r.status = runner::RunResult::Status::Ok;
     r.instances = n;
     r.columns = 264;
@@ -187,14 +186,22 @@ FakeSpec fakeSpec(const std::string& spec) {
     const auto eq = item.find('=');
     const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
     try {
-      if (key == "slow") f.slowMs = std::stoi(value);
-      else if (key == "hang") f.hang = value;
-      else if (key == "error") f.error = value;
-      else if (key == "forbidden") f.forbidden = value;
-      else if (key == "die-after") f.dieAfter = std::stoi(value);
-      else if (key == "die-gpu") f.dieGpu = std::stoi(value);
-      else if (key == "gpus") f.gpus = std::stoi(value);
-      else throw std::runtime_error("unknown item");
+      if (key == "slow")
+        f.slowMs = std::stoi(value);
+      else if (key == "hang")
+        f.hang = value;
+      else if (key == "error")
+        f.error = value;
+      else if (key == "forbidden")
+        f.forbidden = value;
+      else if (key == "die-after")
+        f.dieAfter = std::stoi(value);
+      else if (key == "die-gpu")
+        f.dieGpu = std::stoi(value);
+      else if (key == "gpus")
+        f.gpus = std::stoi(value);
+      else
+        throw std::runtime_error("unknown item");
     } catch (const std::exception&) {
       throw std::runtime_error("fake device: bad item '" + item +
                                "' (slow=MS, hang=TEXT, error=TEXT, forbidden=TEXT, die-after=N, die-gpu=G, gpus=N)");

@@ -23,16 +23,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string statusName(runner::RunResult::Status s) {
-  switch (s) {
-    case runner::RunResult::Status::Ok: return "ok";
-    case runner::RunResult::Status::Skipped: return "skipped";
-    case runner::RunResult::Status::TimedOut: return "timed-out";
-    case runner::RunResult::Status::Error: return "error";
-  }
-  return "error";
-}
-
 std::string readFile(const std::string& path) {
   std::ifstream f(path);
   std::stringstream ss;
@@ -50,9 +40,12 @@ json configJson(const runner::StressParams& p) {
 std::string duration(double s) {
   std::ostringstream os;
   const auto t = static_cast<int64_t>(s);
-  if (t >= 3600) os << t / 3600 << "h" << (t % 3600) / 60 << "m";
-  else if (t >= 60) os << t / 60 << "m" << t % 60 << "s";
-  else os << t << "s";
+  if (t >= 3600)
+    os << t / 3600 << "h" << (t % 3600) / 60 << "m";
+  else if (t >= 60)
+    os << t / 60 << "m" << t % 60 << "s";
+  else
+    os << t << "s";
   return os.str();
 }
 
@@ -127,7 +120,7 @@ runner::StressParams runParams(const ConfigRow& config, uint64_t iterations) {
 
 void recordExecution(RunRow& run, const TestRow& test, const Execution& ex) {
   const auto& r = ex.result;
-  run.status = statusName(r.status);
+  run.status = runner::statusName(r.status);
   run.reason = r.reason;
   run.device = ex.device.toJson();
   run.states = r.histogram.states;
@@ -217,9 +210,18 @@ int runWorker(const WorkerOptions& o, std::ostream& err) {
 int runWorkers(const WorkerOptions& o, const std::vector<int>& gpus, const std::string& exe, std::ostream& err) {
   std::vector<pid_t> pids;
   for (int g : gpus) {
-    std::vector<std::string> args = {exe,      "campaign",   "worker",    "--db",
-                                     o.db,     "--gpu",      std::to_string(g), "--backend",
-                                     o.backend, "--lease", std::to_string(o.leaseSeconds), "--max-attempts",
+    std::vector<std::string> args = {exe,
+                                     "campaign",
+                                     "worker",
+                                     "--db",
+                                     o.db,
+                                     "--gpu",
+                                     std::to_string(g),
+                                     "--backend",
+                                     o.backend,
+                                     "--lease",
+                                     std::to_string(o.leaseSeconds),
+                                     "--max-attempts",
                                      std::to_string(o.maxAttempts)};
     if (!o.fake.empty()) {
       args.push_back("--fake");
@@ -287,7 +289,8 @@ std::vector<int> parseGpus(const std::string& text, const std::string& backend, 
       g = std::stoi(item, &used);
     } catch (const std::exception&) {
     }
-    if (g < 0 || used != item.size()) throw std::runtime_error("--gpus: '" + item + "' is not a GPU index (all or 0,2,...)");
+    if (g < 0 || used != item.size())
+      throw std::runtime_error("--gpus: '" + item + "' is not a GPU index (all or 0,2,...)");
     out.push_back(g);
   }
   if (out.empty()) throw std::runtime_error("--gpus: no GPU given");
@@ -307,7 +310,8 @@ std::string progressLine(Store& store, const std::string& batch, double startedA
   std::ostringstream os;
   os << batch << ": " << done << "/" << (left + done) << " runs, " << std::scientific << std::setprecision(2)
      << instances / elapsed << " instances/s";
-  if (doneHere > 0 && left > 0) os << ", ETA " << duration(elapsed / static_cast<double>(doneHere) * static_cast<double>(left));
+  if (doneHere > 0 && left > 0)
+    os << ", ETA " << duration(elapsed / static_cast<double>(doneHere) * static_cast<double>(left));
   return os.str();
 }
 

@@ -76,7 +76,8 @@ std::string mergedLoads(const litmus::Test& t, const std::string& state) {
 /// The name of the same test at matching scopes: every ".NARROW" replaced by ".WIDE".
 std::string widened(std::string name, ptx::Scope narrow, ptx::Scope wide) {
   const std::string from = std::string(".") + scopeName(narrow), to = std::string(".") + scopeName(wide);
-  for (size_t at = 0; (at = name.find(from, at)) != std::string::npos; at += to.size()) name.replace(at, from.size(), to);
+  for (size_t at = 0; (at = name.find(from, at)) != std::string::npos; at += to.size())
+    name.replace(at, from.size(), to);
   return name;
 }
 
@@ -138,8 +139,8 @@ SuiteCoverage coverage(Store& store) {
       UnseenState u;
       u.state = state;
       if (c.status != "ok") {
-        const bool arch = c.reason.find("needs sm_100a") != std::string::npos ||
-                          (c.arch == "sm_100a" && c.status == "skipped");
+        const bool arch =
+            c.reason.find("needs sm_100a") != std::string::npos || (c.arch == "sm_100a" && c.status == "skipped");
         u.category = arch ? kNeedsArch : kNotRun;
         u.evidence = c.status + ": " + c.reason;
       } else if (pr.ok() && placementScope(*pr.test) == ptx::Scope::Sys) {
@@ -194,16 +195,18 @@ void printCoverage(const SuiteCoverage& c, std::ostream& os, bool perState) {
   };
   for (const auto& t : c.tests) {
     os << t.name << ": " << t.status;
-    if (t.hasModel) os << ", allowed states seen " << t.allowedSeen() << "/" << t.allowed.size();
-    else os << ", no model states";
+    if (t.hasModel)
+      os << ", allowed states seen " << t.allowedSeen() << "/" << t.allowed.size();
+    else
+      os << ", no model states";
     if (t.mutants > 0) os << ", mutants killed " << t.mutantsKilled << "/" << t.mutants;
     os << ", " << t.instances << " instances";
     if (t.status != "ok" && !t.reason.empty()) os << " (" << t.reason << ")";
     os << "\n";
-    for (const auto& [k, v] : t.forbiddenSeen)
-      os << "  !!! FORBIDDEN & SEEN !!! " << v << "  " << k << "\n";
+    for (const auto& [k, v] : t.forbiddenSeen) os << "  !!! FORBIDDEN & SEEN !!! " << v << "  " << k << "\n";
     if (perState)
-      for (const auto& u : t.unseen) os << "  never seen  " << u.state << "  [" << u.category << "] " << u.evidence << "\n";
+      for (const auto& u : t.unseen)
+        os << "  never seen  " << u.state << "  [" << u.category << "] " << u.evidence << "\n";
   }
   os << "Suite: " << c.tests.size() << " tests, allowed-state coverage " << c.allowedSeen << "/" << c.allowed << " ("
      << pct(c.allowedSeen, c.allowed) << "), mutants killed " << c.mutantsKilled << "/" << c.mutants

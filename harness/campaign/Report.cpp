@@ -81,7 +81,9 @@ int compareStores(Store& a, Store& b, std::ostream& out) {
     for (const auto& [k, v] : ia->second.second) states.insert(k);
     for (const auto& [k, v] : ib->second.second) states.insert(k);
     out << "Test " << name << "\n";
-    out << "  " << std::setw(14) << "A" << " " << std::setw(14) << "B" << "  state\n";
+    out << "  " << std::setw(14) << "A"
+        << " " << std::setw(14) << "B"
+        << "  state\n";
     for (const auto& st : states) {
       auto ca = ia->second.second.count(st) ? ia->second.second.at(st) : 0;
       auto cb = ib->second.second.count(st) ? ib->second.second.at(st) : 0;
@@ -111,49 +113,23 @@ int mergeStore(Store& out, Store& in) {
     for (const auto& c : in.configs()) {
       configId[c.id] = out.addConfig(c.params, c.origin);
       if (c.score)
-        out.setConfigScore(configId[c.id], *c.score, c.killed, c.killable, c.deathRate.value_or(0), c.seconds.value_or(0),
-                           c.stoppedEarly);
+        out.setConfigScore(configId[c.id], *c.score, c.killed, c.killable, c.deathRate.value_or(0),
+                           c.seconds.value_or(0), c.stoppedEarly);
     }
     for (auto r : in.runs()) {
       if (!isFinished(r.status)) continue;
       const int64_t id = out.addRun(testId.at(r.test), configId.at(r.config), r.iterations, r.batch);
       auto mine = out.run(id);
       if (mine && isFinished(mine->status)) continue;
-      Stmt(out.handle(), "UPDATE runs SET worker = ?, attempts = ?, started = ? WHERE id = ?")
-          .bind(1, r.worker)
-          .bind(2, static_cast<int64_t>(r.attempts))
-          .bind(3, r.started)
-          .bind(4, id)
-          .run();
-      json h = json::object();
-      for (const auto& [k, v] : r.states) h[k] = v;
-      Stmt(out.handle(),
-           "UPDATE runs SET status = ?, device = ?, histogram = ?, other = ?, timed_out = ?, instances = ?, launches = "
-           "?, columns = ?, seconds = ?, reason = ?, forbidden_seen = ?, allowed_seen = ?, allowed_total = ?, "
-           "target_seen = ?, finished = ? WHERE id = ?")
-          .bind(1, r.status)
-          .bind(2, r.device.dump())
-          .bind(3, h.dump())
-          .bind(4, static_cast<int64_t>(r.other))
-          .bind(5, static_cast<int64_t>(r.timedOut))
-          .bind(6, static_cast<int64_t>(r.instances))
-          .bind(7, static_cast<int64_t>(r.launches))
-          .bind(8, static_cast<int64_t>(r.columns))
-          .bind(9, r.seconds)
-          .bind(10, r.reason)
-          .bind(11, r.forbiddenSeen)
-          .bind(12, r.allowedSeen)
-          .bind(13, r.allowedTotal)
-          .bind(14, r.targetSeen)
-          .bind(15, r.finished)
-          .bind(16, id)
-          .run();
+      out.importResult(id, r);
       ++added;
     }
     for (const char* key : {"backend", "tune.best", "tune.default"})
       if (auto v = in.meta(key); v && !out.meta(key)) {
-        if (std::string(key) == "backend") out.setMeta(key, *v);
-        else out.setMeta(key, std::to_string(configId.at(std::stoll(*v))));
+        if (std::string(key) == "backend")
+          out.setMeta(key, *v);
+        else
+          out.setMeta(key, std::to_string(configId.at(std::stoll(*v))));
       }
   });
   return added;
@@ -191,11 +167,12 @@ json plotData(Store& store) {
   const SuiteCoverage cov = coverage(store);
   d["tests"] = json::array();
   for (const auto& t : cov.tests)
-    d["tests"].push_back(json{{"name", t.name},
-                              {"weakPerSecond", t.seconds > 0 ? static_cast<double>(t.weak) / t.seconds : 0.0},
-                              {"instancesPerSecond", t.seconds > 0 ? static_cast<double>(t.instances) / t.seconds : 0.0},
-                              {"allowed", t.allowed.size()},
-                              {"seen", t.allowedSeen()}});
+    d["tests"].push_back(
+        json{{"name", t.name},
+             {"weakPerSecond", t.seconds > 0 ? static_cast<double>(t.weak) / t.seconds : 0.0},
+             {"instancesPerSecond", t.seconds > 0 ? static_cast<double>(t.instances) / t.seconds : 0.0},
+             {"allowed", t.allowed.size()},
+             {"seen", t.allowedSeen()}});
   // Per configuration: the mutation score and the allowed-state coverage of its runs.
   std::map<int64_t, TestRow> tests;
   for (auto& t : store.tests()) tests[t.id] = t;
@@ -249,7 +226,7 @@ bool writeHtml(Store& store, const HtmlOptions& o, std::ostream& err) {
     std::ofstream(dir / "data.json") << plotData(store).dump();
     ProcessOptions po;
     po.timeout = std::chrono::milliseconds(300000);
-    const std::string python = !o.python.empty()              ? o.python
+    const std::string python = !o.python.empty()                ? o.python
                                : fs::exists("/usr/bin/python3") ? "/usr/bin/python3"
                                                                 : "python3";
     auto res = runProcess({python, script, (dir / "data.json").string(), dir.string()}, po);
@@ -257,11 +234,10 @@ bool writeHtml(Store& store, const HtmlOptions& o, std::ostream& err) {
       plotNote = "plots not produced: " + res.error();
       err << "campaign report: " << plotNote << "\n";
     } else {
-      for (const auto& [file, caption] :
-           std::vector<std::pair<std::string, std::string>>{{"weak-rate.png", "Weak outcomes per second per test"},
-                                                             {"coverage-vs-params.png",
-                                                              "Coverage and mutation score against each parameter"},
-                                                             {"kills.png", "Mutant kills over time (tuning)"}}) {
+      for (const auto& [file, caption] : std::vector<std::pair<std::string, std::string>>{
+               {"weak-rate.png", "Weak outcomes per second per test"},
+               {"coverage-vs-params.png", "Coverage and mutation score against each parameter"},
+               {"kills.png", "Mutant kills over time (tuning)"}}) {
         std::ifstream f(dir / file, std::ios::binary);
         if (!f) continue;
         std::stringstream ss;
@@ -298,7 +274,8 @@ bool writeHtml(Store& store, const HtmlOptions& o, std::ostream& err) {
     << "/" << cov.mutants << "</td></tr></table>\n";
   // Forbidden and seen.
   h << "<h2>Forbidden and seen</h2>\n";
-  if (cov.forbiddenSeen == 0) h << "<p class=ok>None: no state the model forbids was seen.</p>\n";
+  if (cov.forbiddenSeen == 0)
+    h << "<p class=ok>None: no state the model forbids was seen.</p>\n";
   else {
     h << "<table><tr><th>test</th><th>state</th><th>count</th></tr>\n";
     for (const auto& t : cov.tests)
@@ -316,8 +293,9 @@ bool writeHtml(Store& store, const HtmlOptions& o, std::ostream& err) {
     h << "<table><tr><th>config</th><th>origin</th><th>score</th><th>killed</th><th>death rate (target outcomes/s)</th>"
          "<th>stopped early</th></tr>\n";
     auto configs = store.configs();
-    std::stable_sort(configs.begin(), configs.end(),
-                     [](const ConfigRow& x, const ConfigRow& y) { return x.score.value_or(-1) > y.score.value_or(-1); });
+    std::stable_sort(configs.begin(), configs.end(), [](const ConfigRow& x, const ConfigRow& y) {
+      return x.score.value_or(-1) > y.score.value_or(-1);
+    });
     int shown = 0;
     for (const auto& c : configs) {
       if (!c.score || shown++ >= 25) continue;

@@ -77,7 +77,8 @@ RunRow readRun(const Stmt& s) {
   return r;
 }
 
-const char* kTestCols = "id, kind, name, file, hash, text, arch, model, allowed, model_error, parent, site, mutation, class, target";
+const char* kTestCols =
+    "id, kind, name, file, hash, text, arch, model, allowed, model_error, parent, site, mutation, class, target";
 
 TestRow readTest(const Stmt& s) {
   TestRow t;
@@ -160,9 +161,7 @@ bool Stmt::isNull(int col) const { return sqlite3_column_type(st_, col) == SQLIT
 
 // ---- helpers ----
 
-double now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
+double now() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 std::string workerName() {
   char host[256] = {};
@@ -199,8 +198,10 @@ Store::Store(const std::string& path) : path_(path) {
     exec("PRAGMA synchronous=FULL");
     exec(kSchema);
     auto v = meta("schema");
-    if (!v) setMeta("schema", "1");
-    else if (*v != "1") throw std::runtime_error("schema version " + *v + " (this ptxmm reads 1)");
+    if (!v)
+      setMeta("schema", "1");
+    else if (*v != "1")
+      throw std::runtime_error("schema version " + *v + " (this ptxmm reads 1)");
   } catch (const std::exception& e) {
     sqlite3_close(db_);
     db_ = nullptr;
@@ -239,7 +240,12 @@ int64_t Store::addTest(const TestRow& t) {
            "mutation, class, target) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   ins.bind(1, t.kind).bind(2, t.name).bind(3, t.file).bind(4, t.hash).bind(5, t.text).bind(6, t.arch).bind(7, t.model);
   ins.bindOpt(8, t.allowed ? std::optional<std::string>(statesJson(*t.allowed)) : std::nullopt);
-  ins.bind(9, t.modelError).bind(10, t.parent).bind(11, t.site).bind(12, t.mutation).bind(13, t.mclass).bind(14, t.target);
+  ins.bind(9, t.modelError)
+      .bind(10, t.parent)
+      .bind(11, t.site)
+      .bind(12, t.mutation)
+      .bind(13, t.mclass)
+      .bind(14, t.target);
   ins.run();
   Stmt q(db_, "SELECT id FROM tests WHERE kind = ? AND name = ? AND text = ?");
   q.bind(1, t.kind).bind(2, t.name).bind(3, t.text);
@@ -293,8 +299,8 @@ ConfigRow Store::config(int64_t id) {
   return readConfig(s);
 }
 
-void Store::setConfigScore(int64_t id, double score, int64_t killed, int64_t killable, double deathRate,
-                           double seconds, bool stoppedEarly) {
+void Store::setConfigScore(int64_t id, double score, int64_t killed, int64_t killable, double deathRate, double seconds,
+                           bool stoppedEarly) {
   Stmt(db_,
        "UPDATE configs SET score = ?, killed = ?, killable = ?, death_rate = ?, seconds = ?, stopped_early = ? WHERE "
        "id = ?")
@@ -364,37 +370,51 @@ bool Store::renew(int64_t run, const std::string& worker, double leaseSeconds) {
   return sqlite3_changes(db_) > 0;
 }
 
+namespace {
+
+/// Writes a run's result fields into row `id`; `claimedBy`: only while that worker holds the claim.
+/// Returns whether the row was written.
+bool writeResult(sqlite3* db, int64_t id, const RunRow& r, const std::string* claimedBy) {
+  json h = json::object();
+  for (const auto& [k, v] : r.states) h[k] = v;
+  Stmt s(db, std::string("UPDATE runs SET status = ?, device = ?, histogram = ?, other = ?, timed_out = ?, instances = "
+                         "?, launches = ?, columns = ?, seconds = ?, reason = ?, forbidden_seen = ?, allowed_seen = ?, "
+                         "allowed_total = ?, target_seen = ?, finished = ?, worker = ?, attempts = ?, started = ? "
+                         "WHERE id = ?") +
+                 (claimedBy != nullptr ? " AND worker = ? AND status = 'claimed'" : ""));
+  s.bind(1, r.status)
+      .bind(2, r.device.dump(-1, ' ', false, json::error_handler_t::replace))
+      .bind(3, h.dump(-1, ' ', false, json::error_handler_t::replace))
+      .bind(4, static_cast<int64_t>(r.other))
+      .bind(5, static_cast<int64_t>(r.timedOut))
+      .bind(6, static_cast<int64_t>(r.instances))
+      .bind(7, static_cast<int64_t>(r.launches))
+      .bind(8, static_cast<int64_t>(r.columns))
+      .bind(9, r.seconds)
+      .bind(10, r.reason)
+      .bind(11, r.forbiddenSeen)
+      .bind(12, r.allowedSeen)
+      .bind(13, r.allowedTotal)
+      .bind(14, r.targetSeen)
+      .bind(15, r.finished)
+      .bind(16, r.worker)
+      .bind(17, static_cast<int64_t>(r.attempts))
+      .bind(18, r.started)
+      .bind(19, id);
+  if (claimedBy != nullptr) s.bind(20, *claimedBy);
+  s.run();
+  return sqlite3_changes(db) > 0;
+}
+
+}  // namespace
+
 bool Store::finish(const RunRow& r) {
   bool ok = false;
-  transaction([&] {
-    json h = json::object();
-    for (const auto& [k, v] : r.states) h[k] = v;
-    Stmt s(db_,
-           "UPDATE runs SET status = ?, device = ?, histogram = ?, other = ?, timed_out = ?, instances = ?, launches = "
-           "?, columns = ?, seconds = ?, reason = ?, forbidden_seen = ?, allowed_seen = ?, allowed_total = ?, "
-           "target_seen = ?, finished = ? WHERE id = ? AND worker = ? AND status = 'claimed'");
-    s.bind(1, r.status)
-        .bind(2, r.device.dump(-1, ' ', false, json::error_handler_t::replace))
-        .bind(3, h.dump(-1, ' ', false, json::error_handler_t::replace))
-        .bind(4, static_cast<int64_t>(r.other))
-        .bind(5, static_cast<int64_t>(r.timedOut))
-        .bind(6, static_cast<int64_t>(r.instances))
-        .bind(7, static_cast<int64_t>(r.launches))
-        .bind(8, static_cast<int64_t>(r.columns))
-        .bind(9, r.seconds)
-        .bind(10, r.reason)
-        .bind(11, r.forbiddenSeen)
-        .bind(12, r.allowedSeen)
-        .bind(13, r.allowedTotal)
-        .bind(14, r.targetSeen)
-        .bind(15, r.finished)
-        .bind(16, r.id)
-        .bind(17, r.worker);
-    s.run();
-    ok = sqlite3_changes(db_) > 0;
-  });
+  transaction([&] { ok = writeResult(db_, r.id, r, &r.worker); });
   return ok;
 }
+
+void Store::importResult(int64_t id, const RunRow& r) { writeResult(db_, id, r, nullptr); }
 
 int Store::releaseDeadLocalClaims() {
   const std::string me = workerName();
@@ -410,7 +430,10 @@ int Store::releaseDeadLocalClaims() {
     }
   }
   for (const auto& [id, w] : dead)
-    Stmt(db_, "UPDATE runs SET lease = 0 WHERE id = ? AND worker = ? AND status = 'claimed'").bind(1, id).bind(2, w).run();
+    Stmt(db_, "UPDATE runs SET lease = 0 WHERE id = ? AND worker = ? AND status = 'claimed'")
+        .bind(1, id)
+        .bind(2, w)
+        .run();
   return static_cast<int>(dead.size());
 }
 

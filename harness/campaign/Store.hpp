@@ -7,8 +7,8 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
@@ -50,9 +50,9 @@ struct TestRow {
   int64_t id = 0;
   std::string kind = "test";  ///< "test" or "mutant"
   std::string name, file, hash, text, arch;
-  std::string model;                           ///< model name ("" when no model)
+  std::string model;                             ///< model name ("" when no model)
   std::optional<std::set<std::string>> allowed;  ///< the model's allowed final states
-  std::string modelError;                      ///< why there are no allowed states
+  std::string modelError;                        ///< why there are no allowed states
   // Mutants only:
   int64_t parent = 0;    ///< the test it was made from
   std::string site;      ///< the synchronisation site ("P0 l.12 fence.acq_rel.gpu")
@@ -157,6 +157,8 @@ class Store {
   bool renew(int64_t run, const std::string& worker, double leaseSeconds);
   /// Stores a finished run (one transaction). False when `worker` no longer holds the claim.
   bool finish(const RunRow& r);
+  /// Writes a finished run's results (from another store) into run `id`, whatever its state.
+  void importResult(int64_t id, const RunRow& r);
   /// Releases the claims of this host's workers whose process is gone (resume after a kill).
   int releaseDeadLocalClaims();
   [[nodiscard]] std::vector<RunRow> runs(const std::string& batch = "", std::optional<int64_t> config = {});

@@ -274,22 +274,15 @@ void printTuneSummary(Store& store, std::ostream& out) {
   cols.emplace_back("tuned", scoreOf(store, *best));
   for (const auto& [name, s] : cols) {
     line(name + " (config " + std::to_string(s.config) + ")", s);
-    for (const auto& [k, c] : s.byMutation) {
-      ConfigScore t;
-      t.killable = c.killable;
-      t.killed = c.killed;
-      t.targetInstances = c.targetInstances;
-      t.seconds = c.seconds;
-      line("  " + k + " mutants", t);
-    }
-    for (const auto& [k, c] : s.byClass) {
-      ConfigScore t;
-      t.killable = c.killable;
-      t.killed = c.killed;
-      t.targetInstances = c.targetInstances;
-      t.seconds = c.seconds;
-      line("  " + k, t);
-    }
+    for (const auto* group : {&s.byMutation, &s.byClass})
+      for (const auto& [k, c] : *group) {
+        ConfigScore t;
+        t.killable = c.killable;
+        t.killed = c.killed;
+        t.targetInstances = c.targetInstances;
+        t.seconds = c.seconds;
+        line("  " + k + (group == &s.byMutation ? " mutants" : ""), t);
+      }
   }
   out << "Parameter importance (spread of the mean score over the parameter's values):\n";
   for (const auto& [name, v] : parameterImportance(store))

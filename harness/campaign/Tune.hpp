@@ -32,7 +32,7 @@ struct TuneOptions {
   double budgetSeconds = 60;     ///< max(wall time, device time of the runs)
   uint64_t iterations = 100000;  ///< instances per mutant run
   uint64_t seed = 1;
-  std::string out;  ///< write the best parameters here (JSON)
+  std::string out;            ///< write the best parameters here (JSON)
   runner::StressParams base;  ///< the defaults the search starts from
 };
 

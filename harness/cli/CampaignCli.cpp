@@ -28,7 +28,7 @@ struct Args {
   std::string db;
   RunOptions run;  // paths, --params, stress options, --arch (--json unused)
   std::string gpus, backend, fake, model = "ptx", modelStates, shard, outFile, python;
-  bool noModel = false, mutants = false, planOnly = false, noProgress = false;
+  bool noModel = false, mutants = false, planOnly = false, noProgress = false, tuned = false;
   double lease = 600, budget = 60;
   int maxAttempts = 3, gpu = 0;
   uint64_t iterations = 0, tuneIterations = 100000, seed = 1;
@@ -51,7 +51,8 @@ int execute(Store& store, const Args& a, const std::string& backend, std::ostrea
   wo.maxAttempts = a.maxAttempts;
   wo.progress = !a.noProgress && isatty(2) != 0;
   const int released = store.releaseDeadLocalClaims();
-  if (released > 0) err << "campaign: " << released << " run(s) claimed by dead workers of this host return to the queue\n";
+  if (released > 0)
+    err << "campaign: " << released << " run(s) claimed by dead workers of this host return to the queue\n";
   int failedWorkers = 0;
   if (a.gpus.empty()) {
     campaign::runWorker(wo, err);
@@ -139,9 +140,20 @@ int cmdResume(const Args& a) {
 int cmdRerun(const Args& a) {
   try {
     Store store(a.db);
-    RunOptions ro = a.run;
-    ro.paths = {"-"};
-    runner::StressParams p = campaignOptions(ro).params;
+    runner::StressParams p;
+    if (a.tuned) {
+      auto best = store.meta("tune.best");
+      if (!best) throw std::runtime_error(a.db + ": error: --tuned: no tuning run in this store");
+      p = runner::paramsFromJson(store.config(std::stoll(*best)).params);
+      // The campaign's own iteration count (the largest of its runs) unless --iterations is given.
+      p.iterations = 0;
+      for (const auto& r : store.runs("campaign")) p.iterations = std::max<uint64_t>(p.iterations, r.iterations);
+      if (p.iterations == 0) p.iterations = runner::StressParams{}.iterations;
+    } else {
+      RunOptions ro = a.run;
+      ro.paths = {"-"};
+      p = campaignOptions(ro).params;
+    }
     if (a.iterations > 0) p.iterations = a.iterations;
     std::cerr << "campaign: " << campaign::planStored(store, p) << " run(s) added\n";
     return execute(store, a, backendOf(store, a.backend), std::cout, std::cerr);
@@ -250,7 +262,8 @@ void addExecOptions(CLI::App* c, Args& a) {
   c->add_option("--gpus", a.gpus, "one worker process per GPU: all, or indexes 0,2 (default: this process, GPU 0)");
   c->add_option("--backend", a.backend, "cuda (default) or fake (CPU-only, for CI; faults via --fake / PTXMM_FAKE)")
       ->check(CLI::IsMember({"cuda", "fake"}));
-  c->add_option("--fake", a.fake, "fake device faults: slow=MS,hang=TEXT,error=TEXT,forbidden=TEXT,die-after=N,die-gpu=G,gpus=N");
+  c->add_option("--fake", a.fake,
+                "fake device faults: slow=MS,hang=TEXT,error=TEXT,forbidden=TEXT,die-after=N,die-gpu=G,gpus=N");
   c->add_option("--lease", a.lease, "seconds a claim lasts without renewal (a dead worker's run is retried after it)")
       ->check(CLI::PositiveNumber);
   c->add_option("--max-attempts", a.maxAttempts, "claims of one run before it is marked error (default 3)")
@@ -295,7 +308,8 @@ void addCampaignCommand(CLI::App& app, int& exitCode, const CampaignHooks& hooks
   addRunOptions(run, a->run);
   run->add_option("--model", a->model, "cat model of the allowed states (default ptx)");
   run->add_flag("--no-model", a->noModel, "no model comparison");
-  run->add_option("--model-states", a->modelStates, "allowed states per test hash: the JSON lines of `ptxmm check --json`");
+  run->add_option("--model-states", a->modelStates,
+                  "allowed states per test hash: the JSON lines of `ptxmm check --json`");
   run->add_flag("--mutants", a->mutants, "also generate the suite's mutants (for `campaign tune`)");
   run->add_flag("--plan-only", a->planOnly, "store the tests and pending runs, run nothing (e.g. for another machine)");
   run->add_option("--shard", a->shard, "only tests I, I+N, ... of the inputs (I/N: a Slurm array task)");
@@ -310,6 +324,7 @@ void addCampaignCommand(CLI::App& app, int& exitCode, const CampaignHooks& hooks
   auto* rerun = top->add_subcommand("rerun", "run every stored test again under other stress parameters (e.g. tuned)");
   rerun->add_option("db", a->db, "the campaign store")->required();
   rerun->add_option("--params", a->run.paramsFile, "the stress parameters (JSON, e.g. from `campaign tune --out`)");
+  rerun->add_flag("--tuned", a->tuned, "the best parameters of the store's tuning run (instead of --params)");
   rerun->add_option("--iterations", a->iterations, "instances per test (default: the parameters' iterations)");
   addExecOptions(rerun, *a);
   rerun->callback([a, &exitCode] { exitCode = cmdRerun(*a); });
@@ -344,7 +359,8 @@ void addCampaignCommand(CLI::App& app, int& exitCode, const CampaignHooks& hooks
   merge->add_option("stores", a->stores, "OUT IN...")->required()->expected(2, 1000);
   merge->callback([a, &exitCode] { exitCode = cmdMerge(*a); });
 
-  auto* rep = top->add_subcommand("report", "one self-contained HTML page: coverage, forbidden-and-seen, mutation score, plots");
+  auto* rep = top->add_subcommand("report",
+                                  "one self-contained HTML page: coverage, forbidden-and-seen, mutation score, plots");
   rep->add_option("db", a->db, "the campaign store")->required();
   rep->add_option("--html", a->outFile, "the HTML file")->required();
   rep->add_option("--python", a->python, "the Python with matplotlib (default /usr/bin/python3, else python3)");

@@ -89,7 +89,7 @@ TEST_CASE("campaign: kill -9 mid-run loses no finished run, resume completes it"
   waitpid(pid, &status, 0);
   REQUIRE(before.size() >= 2);
   auto after = finished(db);
-  REQUIRE(after.size() < 6);  // it was killed mid-run
+  REQUIRE(after.size() < 6);                                        // it was killed mid-run
   for (const auto& [name, e] : before) CHECK(after.at(name) == e);  // nothing finished was lost
   auto r = sc.ptxmm("campaign resume " + db);
   INFO(r.out << r.err);
@@ -128,7 +128,8 @@ TEST_CASE("campaign --gpus: two workers, one killed while holding a run, its lea
 TEST_CASE("campaign: a forbidden state seen is loud and fails, faults are recorded", "[cli][campaign]") {
   Scratch sc("campaign-forbidden");
   const std::string db = (sc.dir / "c.db").string();
-  auto r = sc.ptxmm("campaign run --db " + db + " --backend fake --fake forbidden=SB+fence,hang=LB,error=CoRR " + kTests);
+  auto r =
+      sc.ptxmm("campaign run --db " + db + " --backend fake --fake forbidden=SB+fence,hang=LB,error=CoRR " + kTests);
   CHECK(r.rc == 1);
   CHECK(r.err.find("FORBIDDEN by the model were SEEN") != std::string::npos);
   auto cov = sc.ptxmm("campaign coverage " + db);
@@ -142,9 +143,10 @@ TEST_CASE("campaign: a forbidden state seen is loud and fails, faults are record
 TEST_CASE("campaign tune on the fake backend: mutants, configurations, best parameters, summary", "[cli][campaign]") {
   Scratch sc("campaign-tune");
   const std::string db = (sc.dir / "c.db").string(), best = (sc.dir / "best.json").string();
-  auto r = sc.ptxmm("campaign run --db " + db +
-                    " --backend fake --mutants --iterations 100000 litmus/hw/MP+fence.acq_rel.gpu.litmus "
-                    "litmus/hw/SB+fence.sc.gpu.litmus litmus/hw/MP+rel+acq.gpu.litmus litmus/hw/LB+fence.acq_rel.gpu.litmus");
+  auto r = sc.ptxmm(
+      "campaign run --db " + db +
+      " --backend fake --mutants --iterations 100000 litmus/hw/MP+fence.acq_rel.gpu.litmus "
+      "litmus/hw/SB+fence.sc.gpu.litmus litmus/hw/MP+rel+acq.gpu.litmus litmus/hw/LB+fence.acq_rel.gpu.litmus");
   INFO(r.out << r.err);
   REQUIRE(r.rc == 0);
   {
@@ -169,6 +171,10 @@ TEST_CASE("campaign tune on the fake backend: mutants, configurations, best para
   int scored = 0;
   for (const auto& c : s.configs()) scored += c.score.has_value();
   CHECK(scored >= 3);
+  // The store's tuned parameters run its tests again, from the store alone.
+  const size_t before = s.runs("campaign").size();
+  CHECK(sc.ptxmm("campaign rerun " + db + " --tuned --iterations 1000").rc == 0);
+  CHECK(s.runs("campaign").size() == 2 * before);
   // The tuned parameters run as a campaign.
   CHECK(sc.ptxmm("campaign run --db " + (sc.dir / "tuned.db").string() + " --backend fake --params " + best +
                  " litmus/hw/MP+weak.litmus")
@@ -179,7 +185,8 @@ TEST_CASE("campaign compare flags states one store saw, merge joins shards, repo
   Scratch sc("campaign-report");
   const std::string a = (sc.dir / "a.db").string(), b = (sc.dir / "b.db").string();
   REQUIRE(sc.ptxmm("campaign run --db " + a + " --backend fake --iterations 1000 " + kTests).rc == 0);
-  REQUIRE(sc.ptxmm("campaign run --db " + b + " --backend fake --iterations 10000000 --bank-conflict-lanes 8 " + kTests).rc == 0);
+  REQUIRE(sc.ptxmm("campaign run --db " + b + " --backend fake --iterations 10000000 --bank-conflict-lanes 8 " + kTests)
+              .rc == 0);
   auto cmp = sc.ptxmm("campaign compare " + a + " " + b);
   INFO(cmp.out);
   CHECK(cmp.rc == 0);
