@@ -20,16 +20,6 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-std::string statusName(runner::RunResult::Status s) {
-  switch (s) {
-    case runner::RunResult::Status::Ok: return "ok";
-    case runner::RunResult::Status::Skipped: return "skipped";
-    case runner::RunResult::Status::TimedOut: return "timed-out";
-    case runner::RunResult::Status::Error: return "error";
-  }
-  return "error";
-}
-
 }  // namespace
 
 Comparison compare(const runner::Histogram& hist, const std::set<std::string>& allowed) {
@@ -184,7 +174,7 @@ int runCampaign(const CampaignOptions& opt, std::ostream& out, std::ostream& err
       r.reason = e.diagnostic().str();
     }
     out << "% Results for " << file << " %\n";
-    jr["status"] = statusName(r.status);
+    jr["status"] = runner::statusName(r.status);
     jr["reason"] = r.reason;
     if (r.status == runner::RunResult::Status::Ok) {
       anyRan = true;
@@ -242,7 +232,7 @@ int runCampaign(const CampaignOptions& opt, std::ostream& out, std::ostream& err
         out << "(no model verdict for " << test.name << ": " << modelError << ")\n";
       }
     } else {
-      out << "Test " << test.name << " " << statusName(r.status) << ": " << r.reason << "\n";
+      out << "Test " << test.name << " " << runner::statusName(r.status) << ": " << r.reason << "\n";
       if (r.status == runner::RunResult::Status::TimedOut) anyRan = true;
     }
     out << "\n";
