@@ -207,6 +207,11 @@ class Rules {
       case OpId::Goto:
       case OpId::Ret:
       case OpId::Exit:
+      case OpId::BarWarpSync:
+      case OpId::ElectSync:
+      case OpId::GriddepLaunch:
+      case OpId::GriddepWait:
+      case OpId::Mapa:
       case OpId::Count_: return;
     }
   }
@@ -444,6 +449,11 @@ class Rules {
       case OpId::Tcgen05WaitSt:
       case OpId::Tcgen05FenceBefore:
       case OpId::Tcgen05FenceAfter: validateTcgen05(op, in, ql); break;
+      case OpId::BarWarpSync:
+      case OpId::ElectSync:
+      case OpId::GriddepLaunch:
+      case OpId::GriddepWait:
+      case OpId::Mapa: validateWarpHelper(op, in, ql); break;
       case OpId::ClcTryCancel:
         if (!in.hasFlag("async"))
           fail(ql.mnemonic, "`clusterlaunchcontrol.try_cancel` needs the mandatory `.async` (PTX ISA 9.2 §9.7.13.17)");
@@ -583,6 +593,11 @@ class Rules {
       case OpId::CpAsyncBulkWait:
         if (const Operand* n = imm(0); n && n->imm < 0) err(*n, "the group count N must be non-negative");
         break;
+      case OpId::BarWarpSync:
+      case OpId::ElectSync:
+        if (const Operand* m = imm(in.operands.size() - 1); m && (m->imm < 0 || m->imm > 0xffffffffLL))
+          err(*m, "membermask is a 32-bit mask of lane ids");
+        break;
       case OpId::Ld:
       case OpId::St:
       case OpId::Atom:
@@ -649,6 +664,9 @@ class Rules {
       case OpId::Goto:
       case OpId::Ret:
       case OpId::Exit:
+      case OpId::GriddepLaunch:
+      case OpId::GriddepWait:
+      case OpId::Mapa:
       case OpId::Count_: break;
     }
   }
@@ -703,6 +721,28 @@ class Rules {
     if (map.elems.size() != dims)
       throw DiagnosticError(map.src, "a `." + std::to_string(dims) + "d` `.tile` copy takes " + std::to_string(dims) +
                                          " tensor coordinate(s), got " + std::to_string(map.elems.size()) + sec);
+  }
+
+  /// The warp-level helpers: bar.warp.sync (PTX ISA 9.2 §9.7.13.2) and elect.sync (§9.7.13.14) take a
+  /// 32-bit membermask (a register or an integer), griddepcontrol (§9.7.13.13) nothing, mapa (§9.7.9.23)
+  /// `.u32`/`.u64`, space `.shared::cluster` or none (generic addresses), a shared variable or a register
+  /// holding a shared address, and the target CTA's rank.
+  void validateWarpHelper(const OpInfo& op, Instr& in, const QualLocs& ql) {
+    const std::string sec = " (PTX ISA 9.2 §" + std::string(op.isaSection) + ")";
+    if (op.id == OpId::ElectSync && in.operands[0].kind == Operand::Kind::Vector)
+      throw DiagnosticError(in.operands[0].src, "the destination d of `elect.sync d|p` is one register or `_`" + sec);
+    if (op.id != OpId::Mapa) return;
+    if (in.space != Space::Generic && in.space != Space::SharedCluster)
+      bad(ql, "space", "`mapa` accepts only `.shared::cluster` (none: generic addresses)" + sec);
+    if (in.type != DataType::U32 && in.type != DataType::U64)
+      fail(ql.mnemonic, "`mapa` needs its type `.u32` or `.u64`" + sec);
+    const Operand& a = in.operands[1];
+    if (a.kind != Operand::Kind::Loc && a.kind != Operand::Kind::Reg)
+      throw DiagnosticError(a.src, "the source a of `mapa` is a shared variable or a register holding its address" + sec);
+    if (in.operands[0].kind != Operand::Kind::Reg)
+      throw DiagnosticError(in.operands[0].src, "the destination d of `mapa` is a register" + sec);
+    if (const Operand& b = in.operands[2]; b.kind == Operand::Kind::Imm && (b.imm < 0 || b.imm > 15))
+      throw DiagnosticError(b.src, "the CTA rank b must name a CTA of the cluster (0..15)" + sec);
   }
 
   /// st.async (PTX ISA 9.2 §9.7.9.12) and red.async (§9.7.13.7): the PTX 8.1 / sm_90 forms, a weak store
@@ -1123,6 +1163,11 @@ ptx::Target requiredTarget(const Instr& in) {
     case OpId::Goto:
     case OpId::Ret:
     case OpId::Exit:
+    case OpId::BarWarpSync:
+    case OpId::ElectSync:
+    case OpId::GriddepLaunch:
+    case OpId::GriddepWait:
+    case OpId::Mapa:
     case OpId::Count_: break;
   }
   return t;

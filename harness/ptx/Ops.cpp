@@ -188,6 +188,25 @@ bool groupAccepts(std::string_view group, std::string_view q) {
   return false;
 }
 
-std::vector<std::string_view> operandSignature(const OpInfo& op) { return split(op.operands, ','); }
+std::vector<std::string_view> operandSignature(const OpInfo& op) {
+  std::vector<std::string_view> out;
+  for (auto part : split(op.operands, ','))
+    for (auto code : split(part, '|')) out.push_back(code);
+  return out;
+}
+
+std::vector<char> operandSeparators(const OpInfo& op) {
+  std::vector<char> out;
+  char next = ' ';
+  for (char c : op.operands) {
+    if (c == ',' || c == '|') {
+      next = c;
+    } else if (next != 0) {
+      out.push_back(next);
+      next = 0;
+    }
+  }
+  return out;
+}
 
 }  // namespace ptxmm::ptx

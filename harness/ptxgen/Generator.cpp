@@ -227,7 +227,7 @@ class Generator {
               "a .tmem location is a shared cell standing for its address) and tcgen05.ld/st are .sync.aligned over "
               "a whole warp: the kernel is emitted and assembled only (PTX ISA 9.2 §9.7.16)";
         if (in.op == OpId::BarrierClusterArrive) ++arrives;
-        if (in.op == OpId::BarrierClusterArrive || in.op == OpId::BarrierClusterWait ||
+        if (in.op == OpId::BarrierClusterArrive || in.op == OpId::BarrierClusterWait || in.op == OpId::Mapa ||
             in.space == Space::SharedCluster)
           usesCluster = true;
         if (in.op == OpId::CpAsync || in.op == OpId::CpAsyncBulk)
@@ -331,6 +331,7 @@ class Generator {
         addrRegs_[ri.thread][ri.reg] = *ri.addressOf;
       }
     }
+    mapaAddresses();
 
     checkProxyAccesses();
 
@@ -371,6 +372,42 @@ class Generator {
       fail({test_.file, 1, 1}, "too many observed terms (max 16)");
     k_.resultWords = word + 1;
     if (version_ > 90) version_ = 90;
+  }
+
+  /// `mapa d, a, b` (PTX ISA 9.2 §9.7.9.23): d holds the copy of a's shared variable in the CTA of rank b
+  /// of the thread's cluster. Addresses are static here as in the lowering, so b must be an integer and d
+  /// an address register assigned once.
+  void mapaAddresses() {
+    for (size_t t = 0; t < test_.threads.size(); ++t)
+      for (const auto& st : test_.threads[t].code) {
+        if (!st.instr || st.instr->op != OpId::Mapa) continue;
+        const Instr& in = *st.instr;
+        if (in.operands.size() != 3) fail(in.src, "mapa takes d, a, b");
+        const Operand& d = in.operands[0];
+        const Operand& a = in.operands[1];
+        const Operand& b = in.operands[2];
+        if (b.kind != Operand::Kind::Imm)
+          fail(b.src, "the stress kernel needs the CTA rank of `mapa` as an integer (its addresses are static)");
+        litmus::LocRef ref;
+        if (a.kind == Operand::Kind::Loc) {
+          ref = a.loc;
+        } else if (auto it = addrRegs_[t].find(a.name); a.kind == Operand::Kind::Reg && it != addrRegs_[t].end()) {
+          ref = it->second;
+        } else {
+          fail(a.src, "the source of `mapa` must be a shared variable or a register initialised with its address");
+        }
+        const int myCta = test_.threads[t].where.cta;
+        int target = -1;
+        for (const auto& [cta, rank] : ctaRank_)
+          if (ctaCluster_.at(cta) == ctaCluster_.at(myCta) && rank == b.imm) target = cta;
+        if (target < 0)
+          fail(b.src, "CTA rank " + std::to_string(b.imm) + " names no CTA of the thread's cluster in this test");
+        ref.cta = target;
+        if (addrRegs_[t].count(d.name))
+          fail(d.src, "address register '" + d.name +
+                          "' is assigned more than once: the stress kernel resolves addresses statically");
+        addrRegs_[t][d.name] = ref;
+      }
   }
 
   void collectRegs(int t, const Instr& in) {
@@ -846,6 +883,7 @@ class Generator {
     const auto& p = places_[t];
     const std::string& n = op.name;
     if (n == "%tid.x") return p.ctaThreads > 1 ? p.ctaIndexInCta : 0;
+    if (n == "%laneid") return p.sub;  // the litmus lane (lowering: the position among the warp's threads)
     if (n == "%tid.y" || n == "%tid.z" || n == "%ctaid.y" || n == "%ctaid.z") return 0;
     if (n == "%ctaid.x") return th.where.cta;
     if (n == "%cluster_ctaid.x" || n == "%cluster_ctarank") return ctaRank_.at(th.where.cta);
@@ -996,7 +1034,11 @@ class Generator {
     [[nodiscard]] int globalIndex(const Operand& op) const override { return gen_.locs_.at(op.loc.name).index; }
     [[noreturn]] void failConstant(const Instr& in, const Operand& loc) override { gen_.failConstant(in, loc); }
     [[nodiscard]] emit::Shape shape() const override {
-      return {gen_.opt_.groupsPerBlock, gen_.places_[t_].ctaThreads, gen_.laneStride_};
+      int warpLanes = 0;  // litmus threads in this thread's warp
+      for (size_t u = 0; u < gen_.places_.size(); ++u)
+        warpLanes += gen_.test_.threads[u].where.cta == gen_.test_.threads[t_].where.cta &&
+                     gen_.places_[u].wig == gen_.places_[t_].wig;
+      return {gen_.opt_.groupsPerBlock, gen_.places_[t_].ctaThreads, gen_.laneStride_, gen_.places_[t_].sub, warpLanes};
     }
     void jump(const Operand& target, const std::string& guard) override {
       gen_.emitJump(t_, pos, labels_, target, guard);

@@ -45,6 +45,11 @@ std::set<std::string> expectedSkips(const litmus::Test& t) {
       if (st.instr->op == ptx::OpId::Cold) reasons.insert("constant proxy (ld.const)");
       if (st.instr->op == ptx::OpId::CpAsyncBulkTensor) reasons.insert("cp.async.bulk.tensor needs a CUtensorMap");
       if (st.instr->dialect) reasons.insert("a Dat3M form with no PTX counterpart");
+      if (st.instr->op == ptx::OpId::GriddepLaunch || st.instr->op == ptx::OpId::GriddepWait)
+        reasons.insert("a programmatic dependent launch needs a primary and a dependent kernel");
+      if (st.instr->op == ptx::OpId::Mapa && st.instr->operands.size() == 3 &&
+          st.instr->operands[2].kind != litmus::Operand::Kind::Imm)
+        reasons.insert("needs the CTA rank of `mapa` as an integer");
       if (st.instr->op == ptx::OpId::BarSync || st.instr->op == ptx::OpId::BarArrive)
         for (const auto& o : st.instr->operands)
           if (o.kind != litmus::Operand::Kind::Imm) reasons.insert("a register barrier id or thread count");
@@ -248,6 +253,71 @@ exists (0:r0 == 0))";
   CHECK_THAT(k.notRunnable, Catch::Contains("tensor memory"));
   o.arch = "sm_90a";
   CHECK_THROWS_WITH(ptxgen::generate(test, o), Catch::Contains("needs sm_100a"));
+TEST_CASE("warp-level helpers assemble: bar.warp.sync, elect.sync, mapa (sm_90a, sm_100a)", "[ptxgen][ptxas][warp]") {
+  // Two and three lanes in a warp (lane strides 16 and 8), a sink and a register destination of elect.sync,
+  // mapa in both spellings with an access through the mapped register.
+  const std::string text = R"(PTX WARP
+{ .shared X = 0; .shared Y = 0; }
+P0@cta 0,cluster 0,gpu 0,warp 0:
+    st.shared::cta.u32 [X], 1;
+    bar.warp.sync 0xffffffff;
+    elect.sync r1|p, 0x7;
+    @p st.shared::cta.u32 [Y], 2;
+    mapa.shared::cluster.u32 r2, X, 1;
+    st.relaxed.cluster.shared::cluster.u32 [r2], 3;
+    mapa.u64 r3, Y, 1;
+    ld.relaxed.cluster.u32 r4, [r3];
+P1@cta 0,cluster 0,gpu 0,warp 0:
+    bar.warp.sync 0xffffffff;
+    elect.sync _|q, 0x7;
+    ld.shared::cta.u32 r0, [X];
+P2@cta 0,cluster 0,gpu 0,warp 0:
+    elect.sync r1|p, 0x7;
+    bar.warp.sync 0x4;
+P3@cta 1,cluster 0,gpu 0:
+    ld.relaxed.cluster.shared::cta.u32 r0, [X];
+exists (1:r0 == 0))";
+  assembles(text, "sm_90a");
+  assembles(text, "sm_100a");
+  // The membermask is spread over the instance's kernel lanes (lane stride 8 for three lanes: bits 0, 8, 16).
+  auto test = litmus::parseTest(text, "inline.litmus");
+  ptxgen::GenOptions o;
+  o.arch = "sm_90a";
+  auto k = ptxgen::generate(test, o);
+  CHECK(k.ptx.find("mov.b32 %x7, 65793;") != std::string::npos);  // 0x7 -> 1 | 1 << 8 | 1 << 16
+  CHECK(k.ptx.find("bar.warp.sync %x7;") != std::string::npos);
+  CHECK(k.ptx.find("elect.sync %x5|") != std::string::npos);
+  CHECK(k.ptx.find("mapa.shared::cluster.u32 %x5,") != std::string::npos);
+  CHECK(k.ptx.find("mapa.u64 ") != std::string::npos);
+}
+
+TEST_CASE("griddepcontrol and a register mapa rank are refused by the generator with the reason",
+          "[ptxgen][warp]") {
+  auto gdc = litmus::parseTest(R"(PTX GDC
+{ data = 0; }
+P0@cta 0:
+    st.relaxed.gpu.global.u32 [data], 7;
+    griddepcontrol.launch_dependents;
+P1@cta 2,grid 1:
+    griddepcontrol.wait;
+    ld.relaxed.gpu.global.u32 r1, [data];
+exists (1:r1 == 0))",
+                               "gdc.litmus");
+  ptxgen::GenOptions o;
+  o.arch = "sm_90a";
+  CHECK_THROWS_WITH(ptxgen::generate(gdc, o),
+                    Catch::Contains("gdc.litmus:5:5") && Catch::Contains("programmatic dependent launch"));
+  auto rank = litmus::parseTest(R"(PTX MAPA
+{ .shared x = 0; }
+P0@cta 0,cluster 0:
+    mov.u32 r5, %cluster_ctarank;
+    mapa.shared::cluster.u32 r1, x, r5;
+    st.shared::cluster.u32 [r1], 1;
+P1@cta 1,cluster 0:
+    ld.shared::cta.u32 r0, [x];
+exists (1:r0 == 0))",
+                                "mapa.litmus");
+  CHECK_THROWS_WITH(ptxgen::generate(rank, o), Catch::Contains("mapa.litmus:5:37") && Catch::Contains("integer"));
 }
 
 TEST_CASE("tensor-map updates and tensormap proxy fences assemble for sm_90a", "[ptxgen][ptxas][tensormap]") {

@@ -96,7 +96,8 @@ Instr instrOf(const ptx::OpInfo& op, bool withOptional, bool registerValues, std
 
 /// Rows that have no stress-kernel form at all.
 bool alwaysRefused(OpId op) {
-  return op == OpId::Cold || op == OpId::Suatom || op == OpId::Sured || op == OpId::CpAsyncBulkTensor;
+  return op == OpId::Cold || op == OpId::Suatom || op == OpId::Sured || op == OpId::CpAsyncBulkTensor ||
+         op == OpId::GriddepLaunch || op == OpId::GriddepWait;  // one kernel: no dependent launch
 }
 
 /// Text that the form of `op` contains: the mnemonic, except where the kernel writes another instruction.
@@ -128,6 +129,12 @@ TEST_CASE("every row of PtxOps.def is written in its own form or refused at the 
     for (bool withOptional : {true, false})
       for (bool registerValues : {false, true}) variants.push_back(instrOf(op, withOptional, registerValues));
     if (op.id == OpId::FenceProxyKind) variants.push_back(instrOf(op, true, false, {"alias"}));
+    if (op.id == OpId::Mapa) {  // mapa d, s, 1: its source is a shared variable
+      Instr in = instrOf(op, true, false);
+      in.operands[1].kind = Operand::Kind::Loc;
+      in.operands[1].loc.name = "s";
+      variants.push_back(in);
+    }
     int written = 0;
     for (const Instr& in : variants) {
       StandInThread thread;

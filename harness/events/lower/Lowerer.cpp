@@ -95,7 +95,9 @@ EventProgram Lowerer::run() {
   for (const auto& th : test_.threads)
     for (const auto& stmt : th.code)
       if (stmt.instr && (stmt.instr->op == OpId::BarSync || stmt.instr->op == OpId::BarArrive ||
-                         stmt.instr->op == OpId::BarrierClusterArrive || stmt.instr->op == OpId::BarrierClusterWait))
+                         stmt.instr->op == OpId::BarrierClusterArrive || stmt.instr->op == OpId::BarrierClusterWait ||
+                         stmt.instr->op == OpId::BarWarpSync || stmt.instr->op == OpId::ElectSync ||
+                         stmt.instr->op == OpId::GriddepWait))
         hasExecBarriers_ = true;
   for (size_t t = 0; t < test_.threads.size(); ++t) lowerThread(static_cast<int>(t));
   addBarrierBlockedPaths();
@@ -138,6 +140,7 @@ int64_t Lowerer::specialValue(int t, const Operand& o) const {
       n == "cluster_ctaid.z" || n == "clusterid.y" || n == "clusterid.z")
     return 0;
   if (n == "ctaid.x" || n == "ctaid") return w.cta;
+  if (n == "laneid") return laneOf(t);  // the thread's position among its warp's litmus threads
   if (n == "cluster_ctaid.x" || n == "cluster_ctarank") return clusterRank(w.cta);
   if (n == "clusterid.x" || n == "clusterid") return w.cluster;
   if (n == "cluster_nctarank" || n == "cluster_nctaid.x") return static_cast<int64_t>(ctasOfCluster(w.cluster).size());
