@@ -71,8 +71,7 @@ void regsAsyncBulk(const Instr&, Regs&) {}
 void defaultsAsyncBulk(const Instr& in, Qualifiers& q) {
   if (in.op != OpId::CpReduceAsyncBulk) return;
   // The completion that goes with the destination the generator gives (spell's space override).
-  q.groupDefaults = {
-      {"completion", q.space == Space::Global ? ".bulk_group" : ".mbarrier::complete_tx::bytes"}};
+  q.groupDefaults = {{"completion", q.space == Space::Global ? ".bulk_group" : ".mbarrier::complete_tx::bytes"}};
 }
 
 }  // namespace ptxmm::ptxgen::emit
