@@ -94,7 +94,8 @@ Instr instrOf(const ptx::OpInfo& op, bool withOptional, bool registerValues, std
 
 /// Rows that have no stress-kernel form at all.
 bool alwaysRefused(OpId op) {
-  return op == OpId::Cold || op == OpId::Suatom || op == OpId::Sured || op == OpId::CpAsyncBulkTensor;
+  return op == OpId::Cold || op == OpId::Suatom || op == OpId::Sured || op == OpId::CpAsyncBulkTensor ||
+         op == OpId::CpReduceAsyncBulkTensor || op == OpId::CpAsyncBulkPrefetchTensor;
 }
 
 /// Text that the form of `op` contains: the mnemonic, except where the kernel writes another instruction.
@@ -113,7 +114,9 @@ std::string expectedText(const ptx::OpInfo& op) {
 }
 
 bool isFence(const ptx::OpInfo& op) {
-  return op.family == ptx::OpFamily::Fence || op.family == ptx::OpFamily::ProxyFence;
+  // tensormap.cp_fenceproxy: a copy fused with a release proxy fence (its mnemonic says so)
+  return op.family == ptx::OpFamily::Fence || op.family == ptx::OpFamily::ProxyFence ||
+         op.family == ptx::OpFamily::TensormapCopy;
 }
 
 }  // namespace

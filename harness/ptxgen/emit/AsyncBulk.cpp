@@ -28,12 +28,13 @@ std::string rest(Writer& w, size_t from) {
   return out;
 }
 
+/// The state spaces follow where the generator placed the operands (the parser checked the form):
+/// `.global.shared::cta` into a global location, else `.shared::cluster.shared::cta`.
 void emitReduce(Writer& w) {
   w.need(3);
   const auto& ops = w.in.operands;
   auto d = w.address(ops[0]);
   auto s = w.address(ops[1]);
-  if (s.space == Space::Global) throw DiagnosticError(w.in.src, "cp.reduce.async.bulk reduces from shared::cta");
   Instr r = w.in;
   r.space = d.space == Space::Global ? Space::Global : Space::SharedCluster;
   r.srcSpace = Space::SharedCta;
@@ -44,7 +45,6 @@ void emitReduce(Writer& w) {
 void emitPrefetch(Writer& w) {
   w.need(2);
   auto s = w.address(w.in.operands[0]);
-  if (s.space != Space::Global) throw DiagnosticError(w.in.src, "cp.async.bulk.prefetch prefetches global memory");
   const std::string more = rest(w, 1);
   w.out() << "  " << w.guard << spell(w.in) << " " << s.text << more << ";\n";
 }
