@@ -97,6 +97,7 @@ Instr instrOf(const ptx::OpInfo& op, bool withOptional, bool registerValues, std
 /// Rows that have no stress-kernel form at all.
 bool alwaysRefused(OpId op) {
   return op == OpId::Cold || op == OpId::Suatom || op == OpId::Sured || op == OpId::CpAsyncBulkTensor ||
+         op == OpId::CpReduceAsyncBulkTensor || op == OpId::CpAsyncBulkPrefetchTensor ||
          op == OpId::GriddepLaunch || op == OpId::GriddepWait;  // one kernel: no dependent launch
 }
 
@@ -116,8 +117,10 @@ std::string expectedText(const ptx::OpInfo& op) {
 }
 
 bool isFence(const ptx::OpInfo& op) {
+  // tensormap.cp_fenceproxy: a copy fused with a release proxy fence (its mnemonic says so)
   return op.family == ptx::OpFamily::Fence || op.family == ptx::OpFamily::ProxyFence ||
-         op.family == ptx::OpFamily::Tcgen05Fence || op.id == OpId::WgmmaFence;
+         op.family == ptx::OpFamily::TensormapCopy || op.family == ptx::OpFamily::Tcgen05Fence ||
+         op.id == OpId::WgmmaFence;
 }
 
 }  // namespace
