@@ -69,6 +69,10 @@ constexpr std::array<std::string_view, 11> kTmapFieldVals = {
     "element_stride", "elemtype", "interleave_layout", "swizzle_mode", "swizzle_atomicity",
     "fill_mode"};
 constexpr std::array<std::string_view, 1> kTmapSizeVals = {"b1024"};
+// cp.async.bulk.prefetch{.tensor} (§9.7.9.25.4.3, §9.7.9.25.5.4), tensormap.cp_fenceproxy (§9.7.13.16)
+constexpr std::array<std::string_view, 1> kPrefetchLevelVals = {"L2"};
+constexpr std::array<std::string_view, 1> kTmapProxyVals = {"tensormap::generic"};
+constexpr std::array<std::string_view, 1> kSyncVals = {"sync"};
 
 struct Group {
   std::string_view name;
@@ -76,7 +80,7 @@ struct Group {
 };
 
 // Every qualifier group name used in PtxOps.def and the qualifiers it accepts.
-const std::array<Group, 32> kGroups = {{{"sem", kSemVals},
+const std::array<Group, 35> kGroups = {{{"sem", kSemVals},
                                         {"scope", kScopeVals},
                                         {"space", kSpaceVals},
                                         {"dstspace", kSpaceVals},
@@ -107,7 +111,10 @@ const std::array<Group, 32> kGroups = {{{"sem", kSemVals},
                                         {"load_mode", kLoadModeVals},
                                         {"tmap_mode", kTmapModeVals},
                                         {"tmap_field", kTmapFieldVals},
-                                        {"tmap_size", kTmapSizeVals}}};
+                                        {"tmap_size", kTmapSizeVals},
+                                        {"prefetch_level", kPrefetchLevelVals},
+                                        {"tmap_proxy", kTmapProxyVals},
+                                        {"sync", kSyncVals}}};
 
 std::vector<std::string_view> split(std::string_view s, char sep) {
   std::vector<std::string_view> out;

@@ -236,7 +236,7 @@ class Generator {
               "tensormap.replace: locations are 128-byte cells; the tensor-map layout is opaque, so values read from a "
               "tensor-map location are not the model's descriptor versions");
         }
-        if (in.op == OpId::CpAsyncBulkTensor) {
+        if (tensorOp(in.op)) {
           // The map is a 128-byte CUtensorMap; the shared destination of a tensor copy is 128-byte aligned
           // (CUDA Programming Guide, "Tensor Memory Access": alignment requirements of bulk tensor copies).
           maxCopy = std::max(maxCopy, 128);
@@ -509,32 +509,40 @@ class Generator {
   }
 
   // ---------------------------------------------------------------- tensor maps
-  /// The `[tensorMap, {coords}]` operand of a cp.async.bulk.tensor (nullptr if it has none).
+  /// The instructions that name a tensor map `[tensorMap, {coords}]`.
+  static bool tensorOp(OpId op) {
+    return op == OpId::CpAsyncBulkTensor || op == OpId::CpReduceAsyncBulkTensor ||
+           op == OpId::CpAsyncBulkPrefetchTensor;
+  }
+
+  /// The `[tensorMap, {coords}]` operand of a tensor copy, reduction or prefetch (nullptr if it has none).
   static const Operand* tensorMapOperand(const Instr& in) {
     for (const auto& op : in.operands)
       if (op.kind == Operand::Kind::Addr && !op.elems.empty()) return &op;
     return nullptr;
   }
 
-  /// The tensor maps (Kernel::tensorMaps): every global location that a cp.async.bulk.tensor names as its
-  /// map, its rank and its descriptor versions; refuses the uses of a map that have no device form.
+  /// The tensor maps (Kernel::tensorMaps): every global location that a tensor copy, reduction or prefetch
+  /// names as its map, its rank, its descriptor versions or the tensor location it writes; refuses the
+  /// uses of a map that have no device form.
   void analyseTensorMaps() {
+    std::map<int, const Instr*> loadOf;  // map -> a tensor load through it
     for (const auto& th : test_.threads)
       for (const auto& st : th.code) {
-        if (!st.instr || st.instr->op != OpId::CpAsyncBulkTensor) continue;
+        if (!st.instr || !tensorOp(st.instr->op)) continue;
         const Instr& in = *st.instr;
+        const std::string mnemonic(ptx::opInfo(in.op).mnemonic);
         const Operand* m = tensorMapOperand(in);
-        if (m == nullptr) fail(in.src, "cp.async.bulk.tensor without its `[tensorMap, {coords}]` operand");
+        if (m == nullptr) fail(in.src, mnemonic + " without its `[tensorMap, {coords}]` operand");
         if (!m->baseReg.empty())
-          fail(m->src,
-               "the tensor map of cp.async.bulk.tensor must name a location (not an address register): the "
-               "runner encodes a CUtensorMap into that location's cells");
+          fail(m->src, "the tensor map of " + mnemonic +
+                           " must name a location (not an address register): the runner encodes a CUtensorMap into "
+                           "that location's cells");
         auto target = targetOf(*m);
         if (!target) fail(m->src, "unknown location '" + m->loc.name + "'");
         if (target->shared)
-          fail(m->src, "'" + m->loc.name +
-                           "' is in shared memory, but the tensor map of cp.async.bulk.tensor resides in .param, "
-                           ".const or .global space (PTX ISA 9.2 §9.7.9.25.5.2)");
+          fail(m->src, "'" + m->loc.name + "' is in shared memory, but the tensor map of " + mnemonic +
+                           " resides in .param, .const or .global space (PTX ISA 9.2 §9.7.9.25.5.2)");
         if (m->imm != 0) fail(m->src, "an offset into a tensor map is not a tensor map");
         for (const auto& c : m->elems)
           if (c.kind != Operand::Kind::Imm || c.imm != 0)
@@ -554,6 +562,25 @@ class Generator {
                            std::to_string(k_.tensorMaps[it->second].rank) + "d and ." + std::to_string(rank) +
                            "d): one encoded CUtensorMap has one rank");
         }
+        TensorMapSpec& spec = k_.tensorMaps[it->second];
+        const bool writes =
+            in.op == OpId::CpReduceAsyncBulkTensor || (in.op == OpId::CpAsyncBulkTensor && in.space == Space::Global);
+        if (in.op == OpId::CpAsyncBulkTensor && !writes) loadOf.emplace(target->index, &in);
+        if (writes) {
+          // The tensor written through the map is the location `<map>_tensor` (docs/lowering.md "Tensor maps").
+          const std::string tensor = m->loc.name + "_tensor";
+          auto t = locs_.find(tensor);
+          if (t == locs_.end() || t->second.shared || aliasProxy_.count(tensor))
+            fail(in.src, mnemonic + " writes the tensor that '" + m->loc.name + "' locates, the global location '" +
+                             tensor + "' (docs/lowering.md \"Tensor maps\"), which the test does not declare");
+          spec.tensorLoc = t->second.index;
+        }
+        if (spec.tensorLoc >= 0 && loadOf.count(target->index))
+          fail(loadOf.at(target->index)->src,
+               "'" + m->loc.name +
+                   "' is loaded through (the copy delivers its descriptor version) and written "
+                   "through (into '" +
+                   m->loc.name + "_tensor'): one encoded CUtensorMap per cell cannot realise both");
       }
     if (tmapOf_.empty()) return;
     version_ = std::max(version_, 83);  // the prologue's fence.proxy.tensormap::generic (PTX ISA 8.3)
@@ -604,9 +631,21 @@ class Generator {
                         "turns into the address of that version's tensor (docs/hardware/README.md \"Tensor maps\")");
       if (spec.slotOf(v.imm) < 0) spec.versions.push_back(v.imm);
     };
+    if (spec.tensorLoc >= 0 && (in.op == OpId::TensormapReplace || in.op == OpId::St))
+      fail(in.src, mnemonic + " installs a descriptor in '" + name +
+                       "', which a tensor store or reduction writes "
+                       "through: the kernel encodes that map over '" +
+                       name + "_tensor' only (one descriptor version)");
     switch (in.op) {
       case OpId::CpAsyncBulkTensor:
+      case OpId::CpReduceAsyncBulkTensor:
+      case OpId::CpAsyncBulkPrefetchTensor:
       case OpId::FenceProxyTmap: return;
+      case OpId::TensormapCpFenceproxy:
+        fail(in.src, "tensormap.cp_fenceproxy writes a descriptor from shared memory into '" + name +
+                         "', which a tensor copy reads: the shared-memory descriptor would have to be a CUtensorMap "
+                         "that the runner encoded, and the stress kernel places the encoded maps in global memory "
+                         "only");
       case OpId::TensormapReplace:
         if (!in.hasFlag("global_address")) {
           std::string field = "?";
@@ -628,9 +667,9 @@ class Generator {
       default: break;
     }
     fail(in.src, mnemonic + " accesses '" + name +
-                     "', which holds a tensor map: on the device its cells are 128-byte CUtensorMaps, so only "
-                     "cp.async.bulk.tensor, tensormap.replace.tile.global_address, a weak st of a descriptor "
-                     "version and fence.proxy.tensormap::generic can use it");
+                     "', which holds a tensor map: on the device its cells are 128-byte CUtensorMaps, so only the "
+                     "tensor copies, reductions and prefetches, tensormap.replace.tile.global_address, a weak st of "
+                     "a descriptor version and fence.proxy.tensormap::generic can use it");
   }
 
   /// The tensor map held by global location l (nullptr: none).
@@ -1069,7 +1108,7 @@ class Generator {
     // acquires them, as the model's initial descriptor is visible to every proxy.
     std::set<int> copiedMaps;
     for (const auto& st : th.code)
-      if (st.instr && st.instr->op == OpId::CpAsyncBulkTensor)
+      if (st.instr && tensorOp(st.instr->op))
         if (const Operand* m = tensorMapOperand(*st.instr)) copiedMaps.insert(locs_.at(m->loc.name).index);
     for (int l : copiedMaps)
       o() << "  cvta.global.u64 %y6, %ga" << l << ";\n  fence.proxy.tensormap::generic.acquire.gpu [%y6], 128;\n";

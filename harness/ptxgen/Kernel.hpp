@@ -74,7 +74,9 @@ inline constexpr const char* kMapParam = "p_surmap";  ///< u32 pairs {x in bytes
 /// the location a descriptor version v; on the device each instance's cell of the location (128 bytes)
 /// holds a real CUtensorMap that the runner encodes with cuTensorMapEncodeTiled, and version v is the
 /// tensor that map locates: one 16-byte box of .u32 elements whose first 8 bytes hold v (then zeros), so
-/// the copy's destination tells which descriptor the TMA used. Every version that the test installs
+/// the copy's destination tells which descriptor the TMA used. A map that a tensor store or reduction
+/// writes through locates instead the first 16 bytes of its tensor location's cell (tensorLoc). Every version that the
+/// test installs
 /// (`tensormap.replace.tile.global_address [map], v`, `st [map], v`) has its own encoded map and box per
 /// cell, in the tensor buffer (kernel parameter tmap::kParam, layout in namespace tmap).
 struct TensorMapSpec {
@@ -82,6 +84,10 @@ struct TensorMapSpec {
   int rank = 1;                   ///< 1 or 2: the `.dim` of the copies through it (one box either way)
   std::vector<int64_t> versions;  ///< the descriptor versions: [0] the initial value, then those installed
   int firstSlot = 0;              ///< the record slot of versions[0] (versions[i] is slot firstSlot + i)
+  /// Kernel::globals index of the map's tensor `<map>_tensor` when a tensor store or reduction writes
+  /// through the map (docs/lowering.md "Tensor maps"): its maps then locate that location's cell of the
+  /// same index (the runner gives both locations one permutation), and versions is {the initial value}.
+  int tensorLoc = -1;
 
   /// The record slot of version `v` (-1 if the test never installs it).
   [[nodiscard]] int slotOf(int64_t v) const {

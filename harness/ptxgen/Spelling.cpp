@@ -54,6 +54,8 @@ bool flagInGroup(std::string_view g, std::string_view f) {
   // cp.async.bulk.tensor, tensormap.replace
   if (g == "dim" || g == "load_mode" || g == "tmap_mode" || g == "tmap_field" || g == "tmap_size")
     return ptx::groupAccepts(g, f);
+  // cp.async.bulk.prefetch (.L2), tensormap.cp_fenceproxy (.tensormap::generic)
+  if (g == "prefetch_level" || g == "tmap_proxy") return ptx::groupAccepts(g, f);
   return g == f;  // expect_tx, parity, aligned, read, async, noinc, lo, uni
 }
 

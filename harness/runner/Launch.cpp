@@ -130,7 +130,7 @@ RunResult runKernel(const ptxgen::Kernel& kernel, const StressParams& params,
     CUdeviceptr tmaps = 0;
     if (!kernel.tensorMaps.empty()) {
       tmaps = alloc(n * ptxgen::tmap::recordBytes(kernel.tensorSlots));
-      const std::vector<uint8_t> image = encodeTensorBuffer(kernel, n, tmaps);
+      const std::vector<uint8_t> image = encodeTensorBuffer(kernel, n, tmaps, CellLayout{mem, region, stride});
       check(api().p_cuMemcpyHtoD(tmaps, image.data(), image.size()), "cuMemcpyHtoD (tensor maps)");
     }
     std::vector<CUdeviceptr> cfgs;

@@ -76,6 +76,13 @@ uint64_t boxAddress(const ptxgen::Kernel& kernel, uint64_t base, uint64_t cell, 
   return base + cell * tm::recordBytes(kernel.tensorSlots) + tm::boxOffset(kernel.tensorSlots, slot);
 }
 
+uint64_t mapTarget(const ptxgen::Kernel& kernel, const ptxgen::TensorMapSpec& spec, int slot, uint64_t cell,
+                   uint64_t base, const CellLayout& cells) {
+  if (spec.tensorLoc >= 0)
+    return cells.mem + static_cast<uint64_t>(spec.tensorLoc) * cells.region + cell * cells.stride;
+  return boxAddress(kernel, base, cell, slot);
+}
+
 nlohmann::json tensorMapsJson(const ptxgen::Kernel& kernel) {
   nlohmann::json maps = nlohmann::json::array();
   for (const auto& spec : kernel.tensorMaps) {
@@ -91,14 +98,17 @@ nlohmann::json tensorMapsJson(const ptxgen::Kernel& kernel) {
                     {"globalDim", dims},
                     {"boxDim", box},
                     {"boxBytes", tm::kBoxBytes},
-                    {"versions", spec.versions}});
+                    {"versions", spec.versions},
+                    {"tensor", spec.tensorLoc >= 0 ? kernel.globals.at(static_cast<size_t>(spec.tensorLoc)).name
+                                                   : std::string()}});
   }
   return maps;
 }
 
 #ifdef PTXMM_HAVE_CUDA
 
-std::vector<uint8_t> encodeTensorBuffer(const ptxgen::Kernel& kernel, uint64_t cells, uint64_t base) {
+std::vector<uint8_t> encodeTensorBuffer(const ptxgen::Kernel& kernel, uint64_t cells, uint64_t base,
+                                        const CellLayout& layout) {
   using driver::api;
   using driver::CudaError;
   if (api().p_cuTensorMapEncodeTiled == nullptr)
@@ -113,7 +123,7 @@ std::vector<uint8_t> encodeTensorBuffer(const ptxgen::Kernel& kernel, uint64_t c
     for (size_t i = 0; i < spec.versions.size(); ++i) {
       const int slot = spec.firstSlot + static_cast<int>(i);
       for (uint64_t c = 0; c < cells; ++c) {
-        const TensorEncodeArgs a = encodeArgs(spec, boxAddress(kernel, base, c, slot));
+        const TensorEncodeArgs a = encodeArgs(spec, mapTarget(kernel, spec, slot, c, base, layout));
         auto where = [&] {
           return "tensor map '" + name + "' (descriptor version " + std::to_string(spec.versions[i]) + ", cell " +
                  std::to_string(c) + "): ";

@@ -44,16 +44,29 @@ struct TensorEncodeArgs {
 /// Generic address of the box of `slot` of cell `cell` in a tensor buffer at `base`.
 [[nodiscard]] uint64_t boxAddress(const ptxgen::Kernel& kernel, uint64_t base, uint64_t cell, int slot);
 
+/// Where the global locations of a launch lie: location l's cell c at mem + l * region + c * stride.
+struct CellLayout {
+  uint64_t mem = 0;
+  uint64_t region = 0;
+  uint64_t stride = 0;
+};
+
+/// The address that the map of `slot` (a slot of `spec`) of cell `cell` locates: its box in the tensor
+/// buffer at `base`, or for a map written through, the cell of its tensor location (spec.tensorLoc).
+[[nodiscard]] uint64_t mapTarget(const ptxgen::Kernel& kernel, const ptxgen::TensorMapSpec& spec, int slot,
+                                 uint64_t cell, uint64_t base, const CellLayout& cells);
+
 /// The kernel's tensor maps as the JSON of a run (location, rank, element type, global and box sizes,
 /// versions).
 [[nodiscard]] nlohmann::json tensorMapsJson(const ptxgen::Kernel& kernel);
 
 #ifdef PTXMM_HAVE_CUDA
 /// The tensor buffer of `kernel` for `cells` cells, to be uploaded at device address `base`: every map
-/// encoded with cuTensorMapEncodeTiled (through the dlopen'ed driver), pointing at its box. Throws
+/// encoded with cuTensorMapEncodeTiled (through the dlopen'ed driver), pointing at its mapTarget. Throws
 /// driver::CudaError naming the map location, cell and version when the driver lacks the entry point, an
 /// argument breaks a requirement (checkEncodeArgs) or the driver refuses the encoding.
-[[nodiscard]] std::vector<uint8_t> encodeTensorBuffer(const ptxgen::Kernel& kernel, uint64_t cells, uint64_t base);
+[[nodiscard]] std::vector<uint8_t> encodeTensorBuffer(const ptxgen::Kernel& kernel, uint64_t cells, uint64_t base,
+                                                      const CellLayout& layout);
 #endif
 
 }  // namespace ptxmm::runner

@@ -70,11 +70,6 @@ Instr instrOf(const ptx::OpInfo& op, bool withOptional, bool registerValues, std
     if (code.ends_with('?') && !withOptional) continue;
     Operand o;
     o.src = kAt;
-    if (op.id == OpId::CpAsyncBulkTensor && code[0] == 'a' && addresses == 1) {  // `[tensorMap, {c0}]`
-      Operand c;
-      c.src = kAt;
-      o.elems.push_back(c);
-    }
     switch (code[0]) {
       case 'd':
       case 'v':
@@ -105,6 +100,20 @@ Instr instrOf(const ptx::OpInfo& op, bool withOptional, bool registerValues, std
     }
     in.operands.push_back(o);
   }
+  // The forms that read shared memory into global memory (or prefetch global memory): `[g], [s]`.
+  if (op.id == OpId::CpReduceAsyncBulk || op.id == OpId::TensormapCpFenceproxy || op.id == OpId::CpAsyncBulkPrefetch) {
+    in.operands.at(0).loc.name = "g";
+    if (op.id != OpId::CpAsyncBulkPrefetch) in.operands.at(1).loc.name = "s";
+  }
+  // The tensor forms name their map `[g, {0}]`: the load's second operand, the others' first.
+  if (op.id == OpId::CpAsyncBulkTensor || op.id == OpId::CpReduceAsyncBulkTensor ||
+      op.id == OpId::CpAsyncBulkPrefetchTensor) {
+    Operand& map = in.operands.at(op.id == OpId::CpAsyncBulkTensor ? 1 : 0);
+    map.loc.name = "g";
+    Operand c;
+    c.src = kAt;
+    map.elems.push_back(c);
+  }
   return in;
 }
 
@@ -127,7 +136,8 @@ std::string expectedText(const ptx::OpInfo& op) {
 }
 
 bool isFence(const ptx::OpInfo& op) {
-  return op.family == ptx::OpFamily::Fence || op.family == ptx::OpFamily::ProxyFence;
+  return op.family == ptx::OpFamily::Fence || op.family == ptx::OpFamily::ProxyFence ||
+         op.id == OpId::TensormapCpFenceproxy;  // a copy fused with a release proxy fence
 }
 
 }  // namespace

@@ -228,6 +228,50 @@ exists (X == 1)
   CHECK_THROWS_WITH(ptxgen::generate(shared), Catch::Contains("S.litmus:4:") && Catch::Contains(".global space"));
 }
 
+TEST_CASE("tensor maps: a tensor store or reduction writes through a map encoded over <map>_tensor",
+          "[ptxgen][tensormap]") {
+  auto test = litmus::parseTest(R"(PTX TS
+{ .shared X = 0; .global tmap = 1; .global tmap_tensor = 0 }
+P0@cta 0,cluster 0,gpu 0:
+    st.shared::cta.u32 [X], 1;
+    fence.proxy.async.shared::cta;
+    cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [tmap, {0}], [X];
+    cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [tmap, {0}], [X];
+    cp.async.bulk.prefetch.tensor.1d.L2.global [tmap, {0}];
+    cp.async.bulk.commit_group;
+    cp.async.bulk.wait_group 0;
+    ld.global.u32 r0, [tmap_tensor];
+exists (0:r0 == 0)
+)",
+                                "TS.litmus");
+  auto k = ptxgen::generate(test);
+  REQUIRE(k.tensorMaps.size() == 1);
+  CHECK(k.globals.at(static_cast<size_t>(k.tensorMaps[0].tensorLoc)).name == "tmap_tensor");
+  CHECK(k.tensorMaps[0].versions == std::vector<int64_t>{1});
+  CHECK(contains(k.ptx, "cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group [%y6, {0}], [%sa0];"));
+  CHECK(contains(k.ptx, "cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [%y6, {0}], [%sa0];"));
+  CHECK(contains(k.ptx, "cp.async.bulk.prefetch.tensor.1d.L2.global.tile [%y6, {0}];"));
+  CHECK(contains(k.ptx, "fence.proxy.tensormap::generic.acquire.gpu [%y6], 128;"));
+  // Refused: no tensor location, a map both loaded and written through, a new descriptor in a written map.
+  auto bad = [](const std::string& decl, const std::string& body) {
+    return litmus::parseTest("PTX B\n{ .shared X = 0; .mbarrier bar = 1; .global tmap = 1" + decl +
+                                 " }\nP0@cta 0,cluster 0,gpu 0:\n"
+                                 "    cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [tmap, {0}], [X];\n" +
+                                 body + "exists (X == 0)\n",
+                             "B.litmus");
+  };
+  CHECK_THROWS_WITH(ptxgen::generate(bad("", "")), Catch::Contains("B.litmus:4:") && Catch::Contains("'tmap_tensor'") &&
+                                                       Catch::Contains("does not declare"));
+  CHECK_THROWS_WITH(
+      ptxgen::generate(bad("; .global tmap_tensor = 0",
+                           "    cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [X], "
+                           "[tmap, {0}], [bar];\n")),
+      Catch::Contains("B.litmus:5:") && Catch::Contains("loaded through"));
+  CHECK_THROWS_WITH(ptxgen::generate(bad("; .global tmap_tensor = 0",
+                                         "    tensormap.replace.tile.global_address.global.b1024.b64 [tmap], 2;\n")),
+                    Catch::Contains("B.litmus:5:") && Catch::Contains("over 'tmap_tensor' only"));
+}
+
 TEST_CASE("tensor maps: tensormap.replace without a tensor copy is emitted as written", "[ptxgen][tensormap]") {
   auto upd = litmus::parseTest(R"(PTX UPD
 { .global tmap = 1; .global flag = 0; }

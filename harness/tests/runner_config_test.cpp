@@ -472,3 +472,38 @@ exists (X == 1)
   CHECK(j[1]["boxDim"] == nlohmann::json::array({4, 1}));
   CHECK(j[1]["elementType"] == "u32");
 }
+
+TEST_CASE("tensor maps: a map written through locates its tensor location's cell of the same index",
+          "[runner][tensormap]") {
+  auto test = litmus::parseTest(R"(PTX TW
+{ .shared X = 0; .global tmap = 1; .global other = 0; .global tmap_tensor = 0 }
+P0@cta 0,cluster 0,gpu 0:
+    st.shared::cta.u32 [X], 1;
+    fence.proxy.async.shared::cta;
+    cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [tmap, {0}], [X];
+    cp.async.bulk.commit_group;
+    cp.async.bulk.wait_group 0;
+    ld.global.u32 r0, [tmap_tensor];
+    st.global.u32 [other], 1;
+exists (0:r0 == 0)
+)",
+                                "TW.litmus");
+  auto k = ptxgen::generate(test);
+  REQUIRE(k.tensorMaps.size() == 1);
+  const auto& spec = k.tensorMaps[0];
+  REQUIRE(spec.tensorLoc == 2);
+  runner::StressParams p;  // shuffled locations by default
+  std::mt19937_64 rng(7);
+  const uint64_t columns = 9;
+  for (int launch = 0; launch < 20; ++launch) {
+    const auto c = runner::buildConfig(k, p, columns, runner::candidateValues(test, k), rng);
+    using ptxgen::cfg::kLocPerm;
+    CHECK(c[kLocPerm + 3 * 2] == c[kLocPerm + 3 * spec.globalLoc]);
+    CHECK(c[kLocPerm + 3 * 2 + 1] == c[kLocPerm + 3 * spec.globalLoc + 1]);
+    CHECK(c[kLocPerm + 3 * 2 + 2] == 2 * c[kLocPerm + 3 * 1 + 2]);  // its own region
+  }
+  const runner::CellLayout layout{1 << 20, 1 << 16, 128};
+  CHECK(runner::mapTarget(k, spec, spec.firstSlot, 5, 1 << 24, layout) == (1 << 20) + 2 * (1 << 16) + 5 * 128);
+  CHECK(runner::checkEncodeArgs(runner::encodeArgs(spec, runner::mapTarget(k, spec, 0, 5, 1 << 24, layout))).empty());
+  CHECK(runner::tensorMapsJson(k)[0]["tensor"] == "tmap_tensor");
+}

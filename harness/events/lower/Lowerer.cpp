@@ -256,6 +256,30 @@ EventId Lowerer::emitFence(PathState& st, Event f, const std::string& label) {
   return emit(st, std::move(f));
 }
 
+ExprId reductionNext(Lowerer& L, std::string_view op, ExprId old, ExprId b) {
+  auto& X = L.prog_.exprs;
+  if (op == "add") return X.make(ExprOp::Add, {old, b});
+  if (op == "and") return X.make(ExprOp::And, {old, b});
+  if (op == "or") return X.make(ExprOp::Or, {old, b});
+  if (op == "xor") return X.make(ExprOp::Xor, {old, b});
+  if (op == "min") return X.make(ExprOp::Ite, {X.make(ExprOp::Lt, {b, old}), b, old});
+  if (op == "max") return X.make(ExprOp::Ite, {X.make(ExprOp::Lt, {old, b}), b, old});
+  if (op == "inc")
+    return X.make(ExprOp::Ite,
+                  {X.make(ExprOp::Le, {b, old}), X.constant(0), X.make(ExprOp::Add, {old, X.constant(1)})});
+  if (op == "dec")
+    return X.make(ExprOp::Ite,
+                  {X.make(ExprOp::LOr, {X.make(ExprOp::Eq, {old, X.constant(0)}), X.make(ExprOp::Lt, {b, old})}), b,
+                   X.make(ExprOp::Sub, {old, X.constant(1)})});
+  return -1;
+}
+
+std::string reductionOp(const Instr& in) {
+  for (const char* f : {"add", "inc", "dec", "min", "max", "and", "or", "xor"})
+    if (in.hasFlag(f)) return f;
+  return "";
+}
+
 EventId Lowerer::emitMarker(PathState& st, const Instr& in, Builtin familyTag) {
   Event f = fenceEvent(in, Sem::None, Scope::None);
   addTag(f, Builtin::ISSUE);

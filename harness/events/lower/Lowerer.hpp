@@ -307,6 +307,13 @@ class Lowerer {
   void asyncComplete(int op, EventId waiter, bool readsOnly);
   void finishAsyncRelations();
 
+  // ----- tensor maps (Layout.cpp; docs/lowering.md "Tensor maps") -------------------------------------
+
+  /// The tensor-map operand `i` of `in` (`[tensorMap, {coords}]`): a global location.
+  Access tensorMapAccess(PathState& st, const Instr& in, size_t i);
+  /// The tensor that the map named by operand `i` of `in` locates: the global location `<map>_tensor`.
+  Access tensorOfMap(const Instr& in, size_t i);
+
   // ----- paths (Paths.cpp) ----------------------------------------------------------------------------
 
   void lowerThread(int t);
@@ -394,6 +401,12 @@ class Lowerer {
   /// bar-sync, cluster-sync and exit-sync from the barrier uses of all paths.
   void finishSyncRelations();
 };
+
+/// The value a PTX reduction `op` (.add .and .or .xor .min .max .inc .dec: atom, red, red.async,
+/// cp.reduce.async.bulk) writes over `old` with operand `b` (PTX ISA 9.2 §9.7.13.5); "" if `op` is none of them.
+[[nodiscard]] ExprId reductionNext(Lowerer& L, std::string_view op, ExprId old, ExprId b);
+/// The reduction operation flag of `in` (.add .inc .dec .min .max .and .or .xor), "" if none.
+[[nodiscard]] std::string reductionOp(const Instr& in);
 
 // ---------------------------------------------------------------------------------------------------
 // The families (one pair per PTX_FAMILY row of PtxOps.def, defined in lower/<file>.cpp)

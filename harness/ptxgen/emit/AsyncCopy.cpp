@@ -58,17 +58,6 @@ void emitCpAsyncBulk(Writer& w) {
   w.out() << "  " << w.guard << spell(copy, copy.space) << " " << d.text << ", " << s.text << rest << ";\n";
 }
 
-/// `[tmap, {c...}]` with the map's generic address (the cvta is written now; PTX ISA 9.2 §9.7.9.25.5.2:
-/// "tensorMap is the generic address of the opaque tensor-map object").
-std::string tensorOperand(Writer& w, const Operand& map) {
-  if (w.thread.tensorMap(map).spec == nullptr)
-    throw DiagnosticError(map.src, "'" + map.loc.name + "' holds no tensor map encoded by the runner");
-  std::string coords;
-  for (const auto& c : map.elems) coords += (coords.empty() ? "" : ", ") + w.value(c, 32);
-  const std::string a = w.genericAddress(map);
-  return a.substr(0, a.size() - 1) + ", {" + coords + "}]";
-}
-
 /// cp.async.bulk.tensor, `.tile`: the load `[dstMem], [tmap, {c}], [mbar]{, ctaMask}{, policy}`
 /// (global → shared::cluster or shared::cta, mbarrier completion) and the store form
 /// `[tmap, {c}], [srcMem]{, policy}` (shared::cta → global, bulk group; written as given once the parser
@@ -92,7 +81,7 @@ void emitTensorCopy(Writer& w) {
     }
   };
   if (store) {
-    const std::string map = tensorOperand(w, ops[0]);
+    const std::string map = tensorMapOperand(w, ops[0]);
     auto s = w.address(ops[1]);
     extra(2);
     Instr copy = w.in;
@@ -101,7 +90,7 @@ void emitTensorCopy(Writer& w) {
     return;
   }
   auto d = w.address(ops[0]);
-  const std::string map = tensorOperand(w, ops[1]);
+  const std::string map = tensorMapOperand(w, ops[1]);
   auto bar = w.address(ops[2]);
   extra(3);
   Instr copy = w.in;
@@ -133,6 +122,15 @@ static_assert(coversFamily(kAsyncGroup, OpFamily::AsyncGroup),
               "every AsyncGroup row of PtxOps.def needs its emitter in kAsyncGroup");
 
 }  // namespace
+
+std::string tensorMapOperand(Writer& w, const Operand& map) {
+  if (w.thread.tensorMap(map).spec == nullptr)
+    throw DiagnosticError(map.src, "'" + map.loc.name + "' holds no tensor map encoded by the runner");
+  std::string coords;
+  for (const auto& c : map.elems) coords += (coords.empty() ? "" : ", ") + w.value(c, 32);
+  const std::string a = w.genericAddress(map);
+  return a.substr(0, a.size() - 1) + ", {" + coords + "}]";
+}
 
 void emitAsyncCopy(Writer& w) { emitFrom(kAsyncCopy, w); }
 void emitAsyncGroup(Writer& w) { emitFrom(kAsyncGroup, w); }

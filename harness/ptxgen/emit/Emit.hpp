@@ -178,6 +178,12 @@ void collectRegs(const Instr& in, Regs& regs);
 #include "ptx/PtxOps.def"
 #undef PTX_FAMILY
 
+// AsyncCopy.cpp
+/// `[tmap, {c...}]` naming the map by its generic address (the cvta is written now; PTX ISA 9.2
+/// §9.7.9.25.5.2: "tensorMap is the generic address of the opaque tensor-map object"); throws for a
+/// location that holds no runner-encoded map.
+[[nodiscard]] std::string tensorMapOperand(Writer& w, const Operand& map);
+
 // Local.cpp
 /// The spelling of a register-only instruction (spell() of family Local).
 [[nodiscard]] std::string spellLocal(const Instr& in);
