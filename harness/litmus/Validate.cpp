@@ -879,9 +879,20 @@ class Rules {
     for (auto v : ptx::qualifierGroupValues("atomop"))
       if (in.hasFlag(v)) o = v;
     if (o == "cas" || o == "exch" || o == "sub" || o == "mul" || o == "div")
-      bad(ql, "atomop", "`" + std::string(op.mnemonic) + "` has no `." + o + "` (.add .min .max .inc .dec .and .or .xor)" +
-                            sec);
+      bad(ql, "atomop",
+          "`" + std::string(op.mnemonic) + "` has no `." + o + "` (.add .min .max .inc .dec .and .or .xor)" + sec);
     return o;
+  }
+
+  /// `[tensorMap, {coords}], [srcMem]{, cache-policy}` of the shared::cta → global tensor forms.
+  void tensorStoreOperands(const Instr& in, const QualLocs& ql, const std::string& mn, const std::string& sec) {
+    cacheHintOnly(in, ql, mn, sec);
+    operandCount(
+        in, ql, 2 + (in.hasFlag("L2::cache_hint") ? 1 : 0),
+        std::string("[tensorMap, {coords}], [srcMem]") + (in.hasFlag("L2::cache_hint") ? ", cache-policy" : ""), sec);
+    tensorMapCoords(in, 0, mn, sec);
+    if (in.operands[1].kind != Operand::Kind::Addr)
+      throw DiagnosticError(in.operands[1].src, "expected the shared-memory source `[srcMem]`" + sec);
   }
 
   /// The tensor store `cp.async.bulk.tensor.Nd.global.shared::cta{.tile}.bulk_group{.L2::cache_hint}
@@ -894,13 +905,7 @@ class Rules {
     if (!in.hasFlag("bulk_group"))
       fail(ql.mnemonic, "the tensor store (`.global.shared::cta`) completes through `.bulk_group`" + sec);
     if (in.hasFlag("multicast::cluster")) bad(ql, "multicast", "a tensor store has no `.multicast::cluster`" + sec);
-    cacheHintOnly(in, ql, mn, sec);
-    operandCount(in, ql, 2 + (in.hasFlag("L2::cache_hint") ? 1 : 0),
-                 std::string("[tensorMap, {coords}], [srcMem]") + (in.hasFlag("L2::cache_hint") ? ", cache-policy" : ""),
-                 sec);
-    tensorMapCoords(in, 0, mn, sec);
-    if (in.operands[1].kind != Operand::Kind::Addr)
-      throw DiagnosticError(in.operands[1].src, "expected the shared-memory source `[srcMem]`" + sec);
+    tensorStoreOperands(in, ql, mn, sec);
   }
 
   /// cp.reduce.async.bulk (PTX ISA 9.2 §9.7.9.25.4.2): `.shared::cluster.shared::cta.mbarrier::complete_tx::bytes`
@@ -912,8 +917,10 @@ class Rules {
     requireFlag(op, in, ql, "completion", "a completion mechanism (.mbarrier::complete_tx::bytes or .bulk_group)");
     const bool mb = in.hasFlag("mbarrier::complete_tx::bytes");
     if (in.srcSpace != Space::SharedCta)
-      fail(ql.mnemonic, "`" + mn + "` reduces from `.shared::cta` (`.shared::cluster.shared::cta` or "
-                                   "`.global.shared::cta`)" + sec);
+      fail(ql.mnemonic, "`" + mn +
+                            "` reduces from `.shared::cta` (`.shared::cluster.shared::cta` or "
+                            "`.global.shared::cta`)" +
+                            sec);
     if (mb && in.space != Space::SharedCluster)
       bad(ql, "completion", "`.mbarrier::complete_tx::bytes` goes with the `.shared::cluster` destination" + sec);
     if (!mb && in.space != Space::Global)
@@ -926,11 +933,12 @@ class Rules {
     auto typed = [&](std::initializer_list<DataType> types, const char* list) {
       for (DataType t : types)
         if (t == in.type) return;
-      bad(ql, "type", "`" + mn + (mb ? ".shared::cluster" : ".global") + "." + o + "` accepts " + list +
-                          (in.type == DataType::F32 || in.type == DataType::F64
-                               ? " (floating-point reductions are not modelled: a litmus value is an integer)"
-                               : "") +
-                          sec);
+      bad(ql, "type",
+          "`" + mn + (mb ? ".shared::cluster" : ".global") + "." + o + "` accepts " + list +
+              (in.type == DataType::F32 || in.type == DataType::F64
+                   ? " (floating-point reductions are not modelled: a litmus value is an integer)"
+                   : "") +
+              sec);
     };
     if (o == "inc" || o == "dec") {
       typed({DataType::U32}, ".u32");
@@ -969,13 +977,7 @@ class Rules {
     if (!in.hasFlag("bulk_group")) bad(ql, "completion", "`" + mn + "` completes through `.bulk_group`" + sec);
     if (in.type != DataType::None)
       bad(ql, "type", "`" + mn + "` takes no type: the tensor map gives the element type" + sec);
-    cacheHintOnly(in, ql, mn, sec);
-    operandCount(in, ql, 2 + (in.hasFlag("L2::cache_hint") ? 1 : 0),
-                 std::string("[tensorMap, {coords}], [srcMem]") + (in.hasFlag("L2::cache_hint") ? ", cache-policy" : ""),
-                 sec);
-    tensorMapCoords(in, 0, mn, sec);
-    if (in.operands[1].kind != Operand::Kind::Addr)
-      throw DiagnosticError(in.operands[1].src, "expected the shared-memory source `[srcMem]`" + sec);
+    tensorStoreOperands(in, ql, mn, sec);
   }
 
   /// cp.async.bulk.prefetch.L2.global{.L2::cache_hint} `[srcMem], size{, policy}` (PTX ISA 9.2 §9.7.9.25.4.3) and

@@ -43,7 +43,8 @@ exists (g == 0)
   CHECK(hasTag(p.events[a.events[3]], "PF_ASYNC_IMPLICIT"));
 }
 
-TEST_CASE("tensor store: tensor-map read (tensormap proxy), source read, write of <map>_tensor", "[events][async][bulk]") {
+TEST_CASE("tensor store: tensor-map read (tensormap proxy), source read, write of <map>_tensor",
+          "[events][async][bulk]") {
   auto l = lowerText(R"(PTX tstore
 { .shared X = 1; .global tmap = 1; .global tmap_tensor = 0 }
 P0@cta 0,cluster 0,gpu 0:
@@ -98,18 +99,27 @@ TEST_CASE("bulk-reduction and cp_fenceproxy rules are checked at parse time", "[
     return "PTX bad\n{ .shared X = 0; .global g = 0; .mbarrier bar = 1 }\nP0@cta 0,cluster 0,gpu 0:\n    " + instr +
            "\nexists (g == 0)\n";
   };
-  CHECK_THROWS_WITH(litmus::parseTest(bad("cp.reduce.async.bulk.global.shared::cta.bulk_group.cas.b32 [g], [X], 16;"), "bad.litmus"),
-                    Catch::Contains("§9.7.9.25.4.2"));
   CHECK_THROWS_WITH(
-      litmus::parseTest(bad("cp.reduce.async.bulk.global.shared::cta.mbarrier::complete_tx::bytes.add.u32 [g], [X], 16, [bar];"), "bad.litmus"),
+      litmus::parseTest(bad("cp.reduce.async.bulk.global.shared::cta.bulk_group.cas.b32 [g], [X], 16;"), "bad.litmus"),
+      Catch::Contains("§9.7.9.25.4.2"));
+  CHECK_THROWS_WITH(
+      litmus::parseTest(
+          bad("cp.reduce.async.bulk.global.shared::cta.mbarrier::complete_tx::bytes.add.u32 [g], [X], 16, [bar];"),
+          "bad.litmus"),
       Catch::Contains("`.shared::cluster` destination"));
-  CHECK_THROWS_WITH(litmus::parseTest(bad("cp.reduce.async.bulk.global.shared::cta.bulk_group.inc.s32 [g], [X], 16;"), "bad.litmus"),
-                    Catch::Contains(".u32"));
   CHECK_THROWS_WITH(
-      litmus::parseTest(bad("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync [g], [X], 128;"), "bad.litmus"),
+      litmus::parseTest(bad("cp.reduce.async.bulk.global.shared::cta.bulk_group.inc.s32 [g], [X], 16;"), "bad.litmus"),
+      Catch::Contains(".u32"));
+  CHECK_THROWS_WITH(
+      litmus::parseTest(
+          bad("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync [g], [X], 128;"),
+          "bad.litmus"),
       Catch::Contains(".aligned"));
   CHECK_THROWS_WITH(
-      litmus::parseTest(bad("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [g], [X], 64;"), "bad.litmus"),
+      litmus::parseTest(
+          bad("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [g], [X], 64;"),
+          "bad.litmus"),
       Catch::Contains("128"));
-  CHECK_THROWS_WITH(litmus::parseTest(bad("cp.async.bulk.prefetch.L2.global [g], 20;")), Catch::Contains("multiple of 16"), "bad.litmus");
+  CHECK_THROWS_WITH(litmus::parseTest(bad("cp.async.bulk.prefetch.L2.global [g], 20;"), "bad.litmus"),
+                    Catch::Contains("multiple of 16"));
 }

@@ -16,11 +16,9 @@ namespace {
 void bulkReduction(Lowerer& L, PathState& st, const Instr& in, int op, const Access& dst, ExprId b) {
   const std::string o = reductionOp(in);
   if (o.empty()) L.fail(in.src, "cp.reduce.async.bulk without an operation (.add .min .max .inc .dec .and .or .xor)");
-  auto [r, w] = L.emitRmw(
+  L.emitRmw(
       st, in, dst, Proxy::Async, Sem::Relaxed, Scope::Gpu, {Builtin::CP_BULK, Builtin::RED}, ".reduce." + o,
       [&](ExprId old) { return reductionNext(L, o, old, b); }, op);
-  (void)r;
-  (void)w;
 }
 
 Flow lowerReduce(Lowerer& L, PathState& st, const Instr& in, Work&) {
@@ -32,11 +30,13 @@ Flow lowerReduce(Lowerer& L, PathState& st, const Instr& in, Work&) {
   Access src = L.resolve(st, L.operand(in, 1, "source"), Space::SharedCta, in);
   const auto& me = L.thread(L.curThread_).where;
   if (!src.shared || src.cta != me.cta)
-    L.fail(in.operands[1].src, "the source of cp.reduce.async.bulk must be the executing CTA's shared memory (PTX ISA "
-                               "9.2 §9.7.9.25.4.2: .shared::cta)");
+    L.fail(in.operands[1].src,
+           "the source of cp.reduce.async.bulk must be the executing CTA's shared memory (PTX ISA "
+           "9.2 §9.7.9.25.4.2: .shared::cta)");
   if (mb && !dst.shared)
-    L.fail(dstOp.src, "the .shared::cluster destination must be shared memory of a CTA of the cluster (PTX ISA 9.2 "
-                      "§9.7.9.25.4.2)");
+    L.fail(dstOp.src,
+           "the .shared::cluster destination must be shared memory of a CTA of the cluster (PTX ISA 9.2 "
+           "§9.7.9.25.4.2)");
   if (!mb && dst.shared)
     L.fail(dstOp.src, "the .global destination must be a global location (PTX ISA 9.2 §9.7.9.25.4.2)");
   int inst = L.newInstance(m);
@@ -51,8 +51,7 @@ Flow lowerReduce(Lowerer& L, PathState& st, const Instr& in, Work&) {
   const Operand& barOp = L.operand(in, 3, "mbarrier");
   Access bar = L.resolve(st, barOp, Space::SharedCluster, in);
   if (bar.cta != dst.cta) L.fail(barOp.src, "the mbarrier must be in the destination CTA's shared memory");
-  auto [cr, cw] = L.asyncCompleteTx(st, op, in, bar, L.value(st, L.operand(in, 2, "size")), Builtin::CP_BULK);
-  (void)cw;
+  EventId cr = L.asyncCompleteTx(st, op, in, bar, L.value(st, L.operand(in, 2, "size")), Builtin::CP_BULK).first;
   L.prog_.asyncOps[static_cast<size_t>(op)].completions.push_back(cr);
   return Flow::Next;
 }
@@ -99,8 +98,7 @@ Flow lowerAsyncBulk(Lowerer& L, PathState& st, const Instr& in, Work& work) {
 }
 
 int mbarrierOperandAsyncBulk(const Instr& in) {
-  return in.op == OpId::CpReduceAsyncBulk && in.hasFlag("mbarrier::complete_tx::bytes") ? Lowerer::nthAddr(in, 2)
-                                                                                       : -1;
+  return in.op == OpId::CpReduceAsyncBulk && in.hasFlag("mbarrier::complete_tx::bytes") ? Lowerer::nthAddr(in, 2) : -1;
 }
 
 }  // namespace ptxmm::events::lowering

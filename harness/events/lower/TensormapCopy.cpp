@@ -15,7 +15,8 @@ Flow lowerCpFenceproxy(Lowerer& L, PathState& st, const Instr& in, Work&) {
   const Operand& srcOp = L.operand(in, 1, "source");
   Access dst = L.resolve(st, dstOp, Space::Global, in);
   Access src = L.resolve(st, srcOp, Space::SharedCta, in);
-  if (dst.shared) L.fail(dstOp.src, "the destination of tensormap.cp_fenceproxy is global memory (PTX ISA 9.2 §9.7.13.16)");
+  if (dst.shared)
+    L.fail(dstOp.src, "the destination of tensormap.cp_fenceproxy is global memory (PTX ISA 9.2 §9.7.13.16)");
   if (!src.shared || src.cta != L.thread(L.curThread_).where.cta)
     L.fail(srcOp.src,
            "the source of tensormap.cp_fenceproxy is the executing CTA's shared memory (PTX ISA 9.2 §9.7.13.16)");
@@ -23,7 +24,8 @@ Flow lowerCpFenceproxy(Lowerer& L, PathState& st, const Instr& in, Work&) {
   L.emitWrite(st, in, dst, Proxy::Generic, Sem::Weak, Scope::None, X.readVal(r), ".cp_fenceproxy");
   Event f = L.fenceEvent(in, Sem::Release, in.scope);
   addTag(f, Builtin::PF_TMAP_REL);
-  L.emitFence(st, std::move(f), fmt::format("F.proxy.tensormap::generic{} (cp_fenceproxy)", semLabel(Sem::Release, in.scope)));
+  L.emitFence(st, std::move(f),
+              fmt::format("F.proxy.tensormap::generic{} (cp_fenceproxy)", semLabel(Sem::Release, in.scope)));
   return Flow::Next;
 }
 
