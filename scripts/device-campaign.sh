@@ -17,6 +17,9 @@
 #            matplotlib is). The store ($OUT/campaign.db), best-params.json and the logs land in
 #            $OUT; a phase cut short by its time bound resumes when the returned store is given
 #            back as STORE. ITERATIONS is ignored (the store holds the iteration counts).
+#     tensor: every suite test with a tensor copy or a tensor-map instruction (cp.async.bulk.tensor,
+#             cp.reduce.async.bulk.tensor, tensormap.*; maps encoded with cuTensorMapEncodeTiled), ITERATIONS
+#             per test (tensor.json, tensor.log); a test that cannot run says why in tensor.log
 # Needs: g++ (C++20), the CUDA toolkit (cuda.h, libcuda), the header-only libraries nlohmann/json,
 # fmt and CLI11, from the system or carried by the caller in .hwdeps/include (e.g. copies of
 # /usr/include/nlohmann, /usr/include/fmt and /usr/include/CLI of the development machine), and
@@ -120,6 +123,21 @@ if [ "$MODE" = campaign ]; then
     $BIN campaign report "$DB" --html "$OUT/campaign.html" > "$OUT/report.log" 2>&1
     log "report exit: $? (plots need python3-matplotlib; else render again where it is)"
   fi
+  exit 0
+fi
+if [ "$MODE" = tensor ]; then
+  cat > "$P" <<JSON
+{"memStressPct": 100, "memStressIterations": 64, "memStressPattern": 3, "preStressPct": 100,
+ "preStressIterations": 8, "preStressPattern": 0, "stressLineSize": 64, "stressTargetLines": 4,
+ "scratchMemorySize": 65536, "memStride": 128, "shufflePct": 100, "barrierPct": 100,
+ "spinBound": 200000, "launchTimeoutMs": 10000, "groupsPerBlock": 4, "stressWarpsPerBlock": 2, "seed": 5}
+JSON
+  mapfile -t TENSOR < <(grep -rlE 'bulk\.tensor|tensormap' litmus --include='*.litmus' | sort)
+  log "tensor: ${#TENSOR[@]} tests, $ITER instances per test"
+  timeout 540 $BIN "${MODEL[@]}" --iterations "$ITER" --params "$P" --json "$OUT/tensor.json" "${TENSOR[@]}" \
+    > "$OUT/tensor.log" 2>&1
+  log "tensor exit: $?"
+  grep -E "^(Test .* (skipped|error|timed-out)|!!!)" "$OUT/tensor.log" | head -80
   exit 0
 fi
 if [ "$MODE" = proxy ]; then

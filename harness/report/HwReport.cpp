@@ -216,6 +216,7 @@ int runCampaign(const CampaignOptions& opt, std::ostream& out, std::ostream& err
                           {"sharedBytes", kernel.sharedBytes},
                           {"bankConflictLanes", kernel.bankConflictLanes},
                           {"bindings", bindings},
+                          {"tensorMaps", runner::tensorMapsJson(kernel)},
                           {"notes", kernel.notes}};
       if (model) {
         Comparison c = compare(r.histogram, model->allowed);

@@ -43,11 +43,11 @@ std::set<std::string> expectedSkips(const litmus::Test& t) {
       if (!st.instr) continue;
       if (st.instr->op == ptx::OpId::FenceProxyKind && !st.instr->hasFlag("alias")) reasons.insert("no PTX encoding");
       if (st.instr->op == ptx::OpId::Cold) reasons.insert("constant proxy (ld.const)");
-      if (st.instr->op == ptx::OpId::CpAsyncBulkTensor) reasons.insert("cp.async.bulk.tensor needs a CUtensorMap");
-      if (st.instr->op == ptx::OpId::CpReduceAsyncBulkTensor)
-        reasons.insert("cp.reduce.async.bulk.tensor needs a CUtensorMap");
-      if (st.instr->op == ptx::OpId::CpAsyncBulkPrefetchTensor)
-        reasons.insert("cp.async.bulk.prefetch.tensor needs a CUtensorMap");
+      if (st.instr->op == ptx::OpId::TensormapCpFenceproxy)
+        for (const auto& th2 : t.threads)
+          for (const auto& st2 : th2.code)
+            if (st2.instr && st2.instr->op == ptx::OpId::CpAsyncBulkTensor)
+              reasons.insert("tensormap.cp_fenceproxy writes a descriptor from shared memory");
       if (st.instr->dialect) reasons.insert("a Dat3M form with no PTX counterpart");
       if (st.instr->op == ptx::OpId::GriddepLaunch || st.instr->op == ptx::OpId::GriddepWait)
         reasons.insert("a programmatic dependent launch needs a primary and a dependent kernel");
@@ -343,6 +343,56 @@ exists (1:r0 == 1))",
             "sm_90a");
 }
 
+TEST_CASE("tensor copies through runner-encoded maps assemble for sm_90a", "[ptxgen][ptxas][tensormap]") {
+  // Ranks 1 to 5, the .shared::cta destination (PTX 8.6), multicast with a cache hint, a descriptor
+  // written by st and one installed by tensormap.replace, an acquire of the map.
+  assembles(R"(PTX TENSOR-FORMS
+{ .global t1 = 1; .global t2 = 1; .global t5 = 1; .shared X = 0; .shared Y = 0; .shared Z = 0; .mbarrier bar = 1; }
+P0@cta 0,cluster 0,gpu 0:
+    tensormap.replace.tile.global_address.global.b1024.b64 [t1], 2;
+    st.global.u64 [t2], 3;
+    fence.proxy.tensormap::generic.release.gpu;
+    fence.proxy.tensormap::generic.acquire.gpu [t1], 128;
+    mbarrier.arrive.expect_tx.shared::cta.b64 state, [bar], 48;
+    barrier.cluster.arrive.release;
+    barrier.cluster.wait.acquire;
+    cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [X], [t1, {0}], [bar];
+    cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes [Y], [t2, {0, 0}], [bar];
+    cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint [Z], [t5, {0, 0, 0, 0, 0}], [bar], 3, r9;
+L0:
+    mbarrier.try_wait.parity.shared::cta.b64 p, [bar], 0;
+    @!p bra L0;
+    ld.shared.u32 r1, [X];
+    ld.shared.u32 r2, [Y];
+P1@cta 1,cluster 0,gpu 0:
+    mbarrier.arrive.expect_tx.shared::cta.b64 state, [bar], 16;
+    barrier.cluster.arrive.release;
+    barrier.cluster.wait.acquire;
+L1:
+    mbarrier.try_wait.parity.shared::cta.b64 p, [bar], 0;
+    @!p bra L1;
+    ld.shared.u32 r3, [Z];
+exists (0:r1 == 1 /\ 0:r2 == 1 /\ 1:r3 == 1))",
+            "sm_90a");
+}
+
+TEST_CASE("a tensor copy alone assembles: the map's acquire in the prologue raises the PTX version",
+          "[ptxgen][ptxas][tensormap]") {
+  const std::string text = R"(PTX TENSOR-ONLY
+{ .global tmap = 1; .shared X = 0; .mbarrier bar = 1; }
+P0@cta 0,cluster 0,gpu 0:
+    mbarrier.arrive.expect_tx.shared::cta.b64 state, [bar], 16;
+    cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [X], [tmap, {0}], [bar];
+L:
+    mbarrier.try_wait.parity.shared::cta.b64 p, [bar], 0;
+    @!p bra L;
+    ld.shared.u32 r1, [X];
+exists (0:r1 == 1))";
+  auto k = ptxgen::generate(litmus::parseTest(text, "inline.litmus"));
+  CHECK(k.ptxVersion >= 83);
+  assembles(text, "sm_90a");
+}
+
 TEST_CASE("bulk reductions, DSMEM bulk copies, prefetches and tensormap.cp_fenceproxy assemble for sm_90a",
           "[ptxgen][ptxas][bulk]") {
   // cp.reduce.async.bulk into global (bulk group) and into another CTA's shared memory (mbarrier), every
@@ -449,7 +499,7 @@ TEST_CASE("every suite test that parses and can run on hardware assembles", "[pt
   for (const auto& e : fs::recursive_directory_iterator(root))
     if (e.path().extension() == ".litmus") files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
-  int parsed = 0, assembled = 0, assembledBank = 0, aliasRun = 0, aliasSurface = 0, aliasTexture = 0;
+  int parsed = 0, assembled = 0, assembledBank = 0, aliasRun = 0, aliasSurface = 0, aliasTexture = 0, tensor = 0;
   std::map<std::string, int> skipped;  // expected reason -> tests
   std::vector<std::string> failures;
   for (const auto& f : files) {
@@ -490,6 +540,12 @@ TEST_CASE("every suite test that parses and can run on hardware assembles", "[pt
       aliasSurface += sur ? 1 : 0;
       aliasTexture += tex ? 1 : 0;
     }
+    // A tensor copy reads a map the runner encodes: the kernel describes it (Kernel::tensorMaps).
+    if (uses(test, ptx::OpId::CpAsyncBulkTensor)) {
+      ++tensor;
+      if (k.tensorMaps.empty() || k.ptx.find("cp.async.bulk.tensor.") == std::string::npos)
+        failures.push_back(f + ": a tensor copy without a tensor map");
+    }
     auto r = ptxgen::assemble(k.ptx, o.arch);
     if (r.ok)
       ++assembled;
@@ -508,7 +564,7 @@ TEST_CASE("every suite test that parses and can run on hardware assembles", "[pt
   std::cout << "ptxgen suite: " << files.size() << " files, " << parsed << " parse, " << assembled << " assemble ("
             << assembledBank << " also with bank-conflict lanes; " << aliasRun
             << " with surface/texture/constant aliases: " << aliasSurface << " use a surface, " << aliasTexture
-            << " a texture)";
+            << " a texture; " << tensor << " with tensor copies)";
   for (const auto& [why, n] : skipped) std::cout << ", " << n << " skipped: " << why;
   std::cout << ", " << failures.size() << " failures\n";
   for (const auto& f : failures) std::cout << "  FAIL " << f << "\n";
@@ -517,4 +573,5 @@ TEST_CASE("every suite test that parses and can run on hardware assembles", "[pt
   CHECK(assembledBank > 0);
   CHECK(aliasSurface > 0);
   CHECK(aliasTexture > 0);
+  CHECK(tensor > 0);
 }

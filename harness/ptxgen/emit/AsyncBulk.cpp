@@ -1,7 +1,7 @@
 // Bulk reductions and prefetches, family AsyncBulk: cp.reduce.async.bulk `[dst], [src], size{, [mbar]}`
 // (.global.shared::cta.bulk_group, or .shared::cluster.shared::cta.mbarrier::complete_tx::bytes when the
 // destination is shared memory of the cluster) and cp.async.bulk.prefetch.L2.global `[src], size`. The
-// `.tensor` forms are refused: the kernel creates no tensor maps.
+// `.tensor` forms go through the CUtensorMap that the runner encoded (Kernel::tensorMaps).
 #include "ptxgen/Kernel.hpp"
 #include "ptxgen/emit/Emit.hpp"
 #include "support/Diagnostic.hpp"
@@ -49,16 +49,31 @@ void emitPrefetch(Writer& w) {
   w.out() << "  " << w.guard << spell(w.in) << " " << s.text << more << ";\n";
 }
 
-void refuseTensor(Writer& w) {
-  throw DiagnosticError(w.in.src, std::string(ptx::opInfo(w.in.op).mnemonic) +
-                                      " needs a CUtensorMap encoded on the host (cuTensorMapEncodeTiled), which the "
-                                      "stress kernel does not create");
+/// cp.reduce.async.bulk.tensor `[tmap, {c}], [srcMem]{, policy}` (.global.shared::cta, bulk group) through
+/// the map the runner encoded over `<map>_tensor` (Kernel::tensorMaps).
+void emitReduceTensor(Writer& w) {
+  w.need(2);
+  const auto& ops = w.in.operands;
+  const std::string map = tensorMapOperand(w, ops[0]);
+  auto s = w.address(ops[1]);
+  const std::string more = rest(w, 2);
+  Instr r = w.in;
+  r.srcSpace = Space::SharedCta;
+  w.out() << "  " << w.guard << spell(r, Space::Global) << " " << map << ", " << s.text << more << ";\n";
+}
+
+/// cp.async.bulk.prefetch.tensor `[tmap, {c}]{, policy}` through the runner-encoded map.
+void emitPrefetchTensor(Writer& w) {
+  w.need(1);
+  const std::string map = tensorMapOperand(w, w.in.operands[0]);
+  const std::string more = rest(w, 1);
+  w.out() << "  " << w.guard << spell(w.in) << " " << map << more << ";\n";
 }
 
 constexpr OpEmitter kAsyncBulk[] = {{OpId::CpReduceAsyncBulk, emitReduce},
-                                    {OpId::CpReduceAsyncBulkTensor, refuseTensor},
+                                    {OpId::CpReduceAsyncBulkTensor, emitReduceTensor},
                                     {OpId::CpAsyncBulkPrefetch, emitPrefetch},
-                                    {OpId::CpAsyncBulkPrefetchTensor, refuseTensor}};
+                                    {OpId::CpAsyncBulkPrefetchTensor, emitPrefetchTensor}};
 static_assert(coversFamily(kAsyncBulk, OpFamily::AsyncBulk),
               "every AsyncBulk row of PtxOps.def needs its emitter in kAsyncBulk");
 
