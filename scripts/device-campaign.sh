@@ -41,25 +41,31 @@ BIN=/tmp/ptxmm-hw
 log() { echo "== $*" | tee -a "$OUT/campaign.log"; }
 
 log "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader 2>/dev/null)"
-log "building ptxmm-hw"
-SRCS="harness/support/*.cpp harness/ptx/*.cpp harness/litmus/*.cpp harness/outcome/*.cpp harness/ptxgen/*.cpp harness/ptxgen/emit/*.cpp harness/runner/*.cpp harness/report/*.cpp harness/campaign/*.cpp harness/cli/RunOptions.cpp harness/cli/CampaignCli.cpp tools/ptxmm-hw/main.cpp"
-for h in nlohmann/json.hpp fmt/format.h CLI/CLI.hpp sqlite3.h; do
-  [ -f "/usr/include/$h" ] || [ -f ".hwdeps/include/$h" ] || { log "missing header $h: carry it in .hwdeps/include"; exit 1; }
-done
-if [ -f .hwdeps/lib/libsqlite3.so.0 ]; then
-  SQLITE="-L$PWD/.hwdeps/lib -l:libsqlite3.so.0 -Wl,-rpath,$PWD/.hwdeps/lib"
-elif ldconfig -p 2>/dev/null | grep -q 'libsqlite3.so.0 '; then
-  SQLITE="-l:libsqlite3.so.0"
+# PTXMM_HW_REUSE=1: keep the ptxmm-hw an earlier call of this script built in the same command (several modes in
+# one device call build it once).
+if [ -n "${PTXMM_HW_REUSE:-}" ] && [ -x $BIN ]; then
+  log "reusing $BIN"
 else
-  log "missing libsqlite3.so.0: carry it in .hwdeps/lib"; exit 1
+  log "building ptxmm-hw"
+  SRCS="harness/support/*.cpp harness/ptx/*.cpp harness/litmus/*.cpp harness/outcome/*.cpp harness/ptxgen/*.cpp harness/ptxgen/emit/*.cpp harness/runner/*.cpp harness/report/*.cpp harness/campaign/*.cpp harness/cli/RunOptions.cpp harness/cli/CampaignCli.cpp tools/ptxmm-hw/main.cpp"
+  for h in nlohmann/json.hpp fmt/format.h CLI/CLI.hpp sqlite3.h; do
+    [ -f "/usr/include/$h" ] || [ -f ".hwdeps/include/$h" ] || { log "missing header $h: carry it in .hwdeps/include"; exit 1; }
+  done
+  if [ -f .hwdeps/lib/libsqlite3.so.0 ]; then
+    SQLITE="-L$PWD/.hwdeps/lib -l:libsqlite3.so.0 -Wl,-rpath,$PWD/.hwdeps/lib"
+  elif ldconfig -p 2>/dev/null | grep -q 'libsqlite3.so.0 '; then
+    SQLITE="-l:libsqlite3.so.0"
+  else
+    log "missing libsqlite3.so.0: carry it in .hwdeps/lib"; exit 1
+  fi
+  OBJ=/tmp/ptxmm-obj; rm -rf $OBJ; mkdir -p $OBJ
+  CXXFLAGS="-std=c++20 -O2 -DFMT_HEADER_ONLY -DPTXMM_HAVE_CUDA=1 -DPTXMM_SOURCE_DIR=\"$PWD\" -Iharness -I.hwdeps/include -I$CUDA/include"
+  # shellcheck disable=SC2086
+  ls $SRCS | xargs -P 16 -I{} sh -c 'g++ '"$CXXFLAGS"' -c {} -o '"$OBJ"'/$(echo {} | tr / _).o' 2>&1 | tee "$OUT/build.log" | grep -E 'error' | tail -20
+  # shellcheck disable=SC2086
+  g++ $OBJ/*.o -o $BIN $SQLITE -ldl -lpthread 2>&1 | tee -a "$OUT/build.log" | tail -5
+  [ -x $BIN ] || { log "build failed"; exit 1; }
 fi
-OBJ=/tmp/ptxmm-obj; rm -rf $OBJ; mkdir -p $OBJ
-CXXFLAGS="-std=c++20 -O2 -DFMT_HEADER_ONLY -DPTXMM_HAVE_CUDA=1 -DPTXMM_SOURCE_DIR=\"$PWD\" -Iharness -I.hwdeps/include -I$CUDA/include"
-# shellcheck disable=SC2086
-ls $SRCS | xargs -P 16 -I{} sh -c 'g++ '"$CXXFLAGS"' -c {} -o '"$OBJ"'/$(echo {} | tr / _).o' 2>&1 | tee "$OUT/build.log" | tail -20
-# shellcheck disable=SC2086
-g++ $OBJ/*.o -o $BIN $SQLITE -ldl -lpthread 2>&1 | tee -a "$OUT/build.log" | tail -5
-[ -x $BIN ] || { log "build failed"; exit 1; }
 
 MODEL=()
 [ -f .hwdeps/model-states.jsonl ] && MODEL=(--model-states .hwdeps/model-states.jsonl)
