@@ -257,6 +257,8 @@ exists (0:r0 == 0))";
   CHECK_THAT(k.notRunnable, Catch::Contains("tensor memory"));
   o.arch = "sm_90a";
   CHECK_THROWS_WITH(ptxgen::generate(test, o), Catch::Contains("needs sm_100a"));
+}
+
 TEST_CASE("warp-level helpers assemble: bar.warp.sync, elect.sync, mapa (sm_90a, sm_100a)", "[ptxgen][ptxas][warp]") {
   // Two and three lanes in a warp (lane strides 16 and 8), a sink and a register destination of elect.sync,
   // mapa in both spellings with an access through the mapped register.
