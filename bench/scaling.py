@@ -108,29 +108,45 @@ def plot(rows, png, timeout):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fams = sorted({r["family"] for r in rows})
-    fig, axes = plt.subplots(1, 2, figsize=(13, 5.2))
+    fig, axes = plt.subplots(1, 3, figsize=(16, 5.2))
     colors = dict(zip(fams, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
+    # Size panels: one point per member and engine (members of one family differ in K and N).
     for fam in fams:
-        for engine, style in (("smt", "-o"), ("enum", "--x")):
-            pts = sorted((r["instrs"], r["wall"], r["rss"]) for r in rows if r["family"] == fam and r["engine"] == engine)
+        for engine, marker in (("smt", "o"), ("enum", "x")):
+            pts = [r for r in rows if r["family"] == fam and r["engine"] == engine]
             if not pts:
                 continue
-            axes[0].plot([p[0] for p in pts], [p[1] for p in pts], style, color=colors[fam], label=f"{fam} {engine}",
-                         markersize=4)
-            axes[1].plot([p[0] for p in pts], [p[2] or 0 for p in pts], style, color=colors[fam],
-                         label=f"{fam} {engine}", markersize=4)
-    axes[0].axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
-    axes[0].axhline(timeout, color="red", linewidth=0.8, linestyle=":")
-    axes[0].set_yscale("log")
+            axes[0].scatter([r["instrs"] for r in pts], [r["wall"] for r in pts], marker=marker, color=colors[fam],
+                            label=f"{fam} {engine}", s=22)
+            axes[1].scatter([r["instrs"] for r in pts], [r["rss"] or 0 for r in pts], marker=marker,
+                            color=colors[fam], label=f"{fam} {engine}", s=22)
+    # Growth panel: time against N at fixed K, smt, for every (family, K) with three sizes or more.
+    groups = {}
+    for r in rows:
+        if r["engine"] == "smt" and r["family"] != "cow":
+            groups.setdefault((r["family"], r["K"]), []).append((r["N"], r["wall"]))
+    for (fam, k), pts in sorted(groups.items()):
+        if len(pts) < 3:
+            continue
+        pts.sort()
+        axes[2].plot([p[0] for p in pts], [p[1] for p in pts], "-o", color=colors[fam], label=f"{fam} K={k}",
+                     markersize=4, alpha=0.5 + 0.5 * (k == 1))
+    for ax in (axes[0], axes[2]):
+        ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
+        ax.axhline(timeout, color="red", linewidth=0.8, linestyle=":")
+        ax.set_yscale("log")
+        ax.set_ylabel("wall time per test [s] (dotted: 1 s target; red: timeout)")
     axes[0].set_xscale("log")
-    axes[0].set_xlabel("instructions in the test")
-    axes[0].set_ylabel("wall time per test [s] (log; dotted: 1 s target, timeout)")
     axes[1].set_xscale("log")
+    axes[0].set_xlabel("instructions in the test")
     axes[1].set_xlabel("instructions in the test")
+    axes[2].set_xlabel("iterations N")
     axes[1].set_ylabel("peak RSS [MiB]")
-    axes[0].set_title("ptxmm check: time against size")
+    axes[0].set_title("time against size (o smt, x enum)")
     axes[1].set_title("peak memory against size")
+    axes[2].set_title("smt: growth in N at fixed K")
     axes[1].legend(fontsize=7, ncol=2)
+    axes[2].legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(png, dpi=90)
 
