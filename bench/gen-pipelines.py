@@ -34,6 +34,12 @@ import sys
 CTA0 = "cta 0,cluster 0,gpu 0"
 
 
+def wait(label, pred, bar, parity, sem=""):
+    """A blocking parity wait (try_wait in a spin loop), `sem` the qualifiers after .parity."""
+    return [f"{label}:", f"    mbarrier.try_wait.parity{sem}.shared::cta.b64 {pred}, [{bar}], {parity};",
+            f"    @!{pred} bra {label};"]
+
+
 def ring(k, n, consumers=1):
     name = f"ring{'' if consumers == 1 else str(consumers) + 'c'}-K{k}-N{n}"
     init = [f".shared buf{s} = 0" for s in range(k)]
@@ -44,15 +50,11 @@ def ring(k, n, consumers=1):
     for i in range(n):
         s, lap = i % k, i // k
         if lap > 0:
-            prod += [f"e{i}:",
-                     f"    mbarrier.try_wait.parity.shared::cta.b64 pe{i}, [empty{s}], {(lap - 1) % 2};",
-                     f"    @!pe{i} bra e{i};"]
+            prod += wait(f"e{i}", f"pe{i}", f"empty{s}", (lap - 1) % 2)
         prod += [f"    mbarrier.arrive.expect_tx.shared::cta.b64 _, [full{s}], 16;",
                  f"    cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf{s}], [g{i}], 16, [full{s}];"]
         c = cons[i % consumers]
-        c += [f"f{i}:",
-              f"    mbarrier.try_wait.parity.shared::cta.b64 pf{i}, [full{s}], {lap % 2};",
-              f"    @!pf{i} bra f{i};",
+        c += wait(f"f{i}", f"pf{i}", f"full{s}", lap % 2) + [
               f"    ld.shared.u32 r{i}, [buf{s}];",
               "    fence.proxy.async.shared::cta;",
               f"    mbarrier.arrive.shared::cta.b64 _, [empty{s}];"]
@@ -70,17 +72,13 @@ def ring_cluster(k, n):
     for i in range(n):
         s, lap = i % k, i // k
         if lap > 0:
-            prod += [f"e{i}:",
-                     f"    mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 pe{i}, [empty{s}], {(lap - 1) % 2};",
-                     f"    @!pe{i} bra e{i};"]
+            prod += wait(f"e{i}", f"pe{i}", f"empty{s}", (lap - 1) % 2, ".acquire.cluster")
         prod += [f"    mbarrier.arrive.expect_tx.relaxed.cluster.shared::cluster.b64 _, [full{s}@cta{c}], 16;"
                  for c in range(2)]
         prod += [f"    cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
                  f"[buf{s}], [g{i}], 16, [full{s}], 3;"]
         for c in range(2):
-            cons[c] += [f"f{i}:",
-                        f"    mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 pf{i}, [full{s}], {lap % 2};",
-                        f"    @!pf{i} bra f{i};",
+            cons[c] += wait(f"f{i}", f"pf{i}", f"full{s}", lap % 2, ".acquire.cluster") + [
                         f"    ld.shared.u32 r{i}, [buf{s}];",
                         "    fence.proxy.async.shared::cta;",
                         f"    mbarrier.arrive.release.cluster.shared::cluster.b64 _, [empty{s}@cta0];"]
