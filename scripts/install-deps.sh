@@ -3,8 +3,6 @@
 # missing; prints what it did. The CUDA toolkit is optional (GPU runner); it is not installed here.
 set -euo pipefail
 pkgs=(cmake g++ make pkg-config libz3-dev catch2 libcli11-dev nlohmann-json3-dev libfmt-dev graphviz libexpat1-dev)
-# The scaling benchmark's plot (bench/scaling.py, run by Debian's /usr/bin/python3; not needed by the build or tests).
-pkgs+=(python3-matplotlib)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
