@@ -59,7 +59,7 @@ else
     log "missing libsqlite3.so.0: carry it in .hwdeps/lib"; exit 1
   fi
   OBJ=/tmp/ptxmm-obj; rm -rf $OBJ; mkdir -p $OBJ
-  CXXFLAGS="-std=c++20 -O2 -DFMT_HEADER_ONLY -DPTXMM_HAVE_CUDA=1 -DPTXMM_SOURCE_DIR=\"$PWD\" -Iharness -I.hwdeps/include -I$CUDA/include"
+  CXXFLAGS="-std=c++20 -O2 -DFMT_HEADER_ONLY -DPTXMM_HAVE_CUDA=1 -DPTXMM_SOURCE_DIR='\"$PWD\"' -Iharness -I.hwdeps/include -I$CUDA/include"
   # shellcheck disable=SC2086
   ls $SRCS | xargs -P 16 -I{} sh -c 'g++ '"$CXXFLAGS"' -c {} -o '"$OBJ"'/$(echo {} | tr / _).o' 2>&1 | tee "$OUT/build.log" | grep -E 'error' | tail -20
   # shellcheck disable=SC2086
