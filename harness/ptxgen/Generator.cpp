@@ -1046,7 +1046,35 @@ class Generator {
     for (size_t i = 0; i < th.code.size(); ++i)
       if (!th.code[i].label.empty()) labelPos[th.code[i].label] = i;
     ThreadCode code(*this, t, labelPos);
+    // wgmma accumulators whose wgmma.mma_async precedes in program order with no `wgmma.wait_group 0` since: an
+    // instruction naming one reads the .f32 accumulator itself (converted first, as at the wait), so that an
+    // access before the wait (undefined, PTX ISA 9.2 §9.7.15.7.3) is the hardware's, not a stale litmus register.
+    std::set<std::string> pendingAcc;
     for (size_t i = 0; i < th.code.size(); ++i) {
+      if (th.code[i].instr && wg_) {
+        const Instr& in = *th.code[i].instr;
+        if (in.op == OpId::WgmmaMmaAsync) {
+          for (const auto& a : wgmmaAccumulators(t)) {
+            const Operand& d = in.operands.at(0);
+            const Operand& d0 = d.kind == Operand::Kind::Vector && !d.elems.empty() ? d.elems[0] : d;
+            if (d0.name == a) pendingAcc.insert(a);
+          }
+        } else if (in.op == OpId::WgmmaWait) {
+          if (!in.operands.empty() && in.operands[0].kind == Operand::Kind::Imm && in.operands[0].imm == 0)
+            pendingAcc.clear();
+        } else if (ptx::opInfo(in.op).family != OpFamily::WgmmaSync) {
+          std::set<std::string> named;
+          for (const auto& op : in.operands) {
+            if (op.kind == Operand::Kind::Reg) named.insert(op.name);
+            for (const auto& e : op.elems)
+              if (e.kind == Operand::Kind::Reg) named.insert(e.name);
+          }
+          for (const auto& a : pendingAcc)
+            if (named.count(a))
+              o() << "  mul.f32 %wfs, " << wgmmaAccReg(t, a, 0) << ", " << wgmma::kScaleToInt
+                  << ";  // read before the wait\n  cvt.rzi.s64.f32 " << valueReg(t, a) << ", %wfs;\n";
+        }
+      }
       const auto& st = th.code[i];
       if (!st.label.empty()) {
         o() << "$L" << t << "_" << sanitize(st.label) << ":\n";

@@ -507,6 +507,10 @@ TEST_CASE("wgmma tests run on a warpgroup kernel: shape, tiles, descriptors, con
     }
     // D[0][0] = a*b*2^-48 is written back scaled by 2^48 (the register the model calls acc).
     CHECK(k.ptx.find("mul.f32 %wfs, %wf0_acc_0, 0f57800000;\n  cvt.rzi.s64.f32 %v0_acc, %wfs;") != std::string::npos);
+    // An accumulator read before the wait reads the .f32 accumulator (W04-before-wait), not a stale register.
+    const bool readBefore = f.filename().string().rfind("W04-wgmma-result-before-wait", 0) == 0;
+    CHECK((k.ptx.find("mul.f32 %wfs, %wf0_acc_0, 0f57800000;  // read before the wait\n  cvt.rzi.s64.f32 %v0_acc, "
+                      "%wfs;\n  add.u64 %v0_r1, %v0_acc, 1;") != std::string::npos) == readBefore);
     // Only the leader reports; a timed-out spin falls through (no thread leaves the warpgroup early).
     CHECK(k.ptx.find("@!%plead mov.s32 %lt, -1;") != std::string::npos);
     CHECK(k.ptx.find("bra $T0_timeout;") == std::string::npos);
