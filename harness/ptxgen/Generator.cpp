@@ -448,11 +448,9 @@ class Generator {
   std::set<std::string> wgmmaAccumulators(int t) const {
     std::set<std::string> accs;
     for (const auto& st : test_.threads[t].code)
-      if (st.instr && st.instr->op == OpId::WgmmaMmaAsync && !st.instr->operands.empty()) {
-        const Operand& d = st.instr->operands[0];
-        const Operand& d0 = d.kind == Operand::Kind::Vector && !d.elems.empty() ? d.elems[0] : d;
-        if (d0.kind == Operand::Kind::Reg) accs.insert(d0.name);
-      }
+      if (st.instr && st.instr->op == OpId::WgmmaMmaAsync && !st.instr->operands.empty() &&
+          emit::wgmmaAccumulator(*st.instr).kind == Operand::Kind::Reg)
+        accs.insert(emit::wgmmaAccumulator(*st.instr).name);
     return accs;
   }
 
@@ -1054,11 +1052,8 @@ class Generator {
       if (th.code[i].instr && wg_) {
         const Instr& in = *th.code[i].instr;
         if (in.op == OpId::WgmmaMmaAsync) {
-          for (const auto& a : wgmmaAccumulators(t)) {
-            const Operand& d = in.operands.at(0);
-            const Operand& d0 = d.kind == Operand::Kind::Vector && !d.elems.empty() ? d.elems[0] : d;
-            if (d0.name == a) pendingAcc.insert(a);
-          }
+          if (!in.operands.empty() && emit::wgmmaAccumulator(in).kind == Operand::Kind::Reg)
+            pendingAcc.insert(emit::wgmmaAccumulator(in).name);
         } else if (in.op == OpId::WgmmaWait) {
           if (!in.operands.empty() && in.operands[0].kind == Operand::Kind::Imm && in.operands[0].imm == 0)
             pendingAcc.clear();

@@ -28,16 +28,10 @@ constexpr const char* kSec = " (PTX ISA 9.2 §9.7.15.5)";
 constexpr uint64_t kDescriptorOffsets =
     (uint64_t{wgmma::kLeadingByteOffset >> 4} << 16) | (uint64_t{wgmma::kStrideByteOffset >> 4} << 32);
 
-/// The modelled accumulator register of `in` (d0 of `{d0, d1, d2, d3}`, or a lone register).
-const Operand& accumulator(const Instr& in) {
-  const Operand& d = in.operands[0];
-  return d.kind == Operand::Kind::Vector && !d.elems.empty() ? d.elems[0] : d;
-}
-
 void emitMmaAsync(Writer& w) {
   w.need(4);
   const auto& ops = w.in.operands;
-  const Operand& d0 = accumulator(w.in);
+  const Operand& d0 = wgmmaAccumulator(w.in);
   if (d0.kind != Operand::Kind::Reg)
     throw DiagnosticError(ops[0].src, std::string("the accumulator d0 must be a register") + kSec);
   if (ops[3].kind != Operand::Kind::Imm)
@@ -53,7 +47,7 @@ void emitMmaAsync(Writer& w) {
       if (&*st.instr == &w.in) break;
       if (st.instr->op == OpId::WgmmaWait) pendingSame = false;
       if (st.instr->op == OpId::WgmmaMmaAsync && !st.instr->operands.empty() &&
-          accumulator(*st.instr).name == d0.name)
+          wgmmaAccumulator(*st.instr).name == d0.name)
         pendingSame = true;
     }
     if (pendingSame)
@@ -84,8 +78,8 @@ void emitWait(Writer& w) {
   std::set<std::string> accs;
   for (const auto& st : w.thread.statements())
     if (st.instr && st.instr->op == OpId::WgmmaMmaAsync && !st.instr->operands.empty() &&
-        accumulator(*st.instr).kind == Operand::Kind::Reg)
-      accs.insert(accumulator(*st.instr).name);
+        wgmmaAccumulator(*st.instr).kind == Operand::Kind::Reg)
+      accs.insert(wgmmaAccumulator(*st.instr).name);
   if (n.imm != 0 && !accs.empty())
     throw DiagnosticError(n.src, "wgmma.wait_group " + std::to_string(n.imm) +
                                      " is not emitted: the kernel writes the accumulators back to their litmus "
@@ -111,6 +105,11 @@ static_assert(coversFamily(kWgmmaSync, OpFamily::WgmmaSync),
 void syncAligned(Qualifiers& q) { q.groupDefaults = {{"sync", ".sync"}, {"aligned", ".aligned"}}; }
 
 }  // namespace
+
+const Operand& wgmmaAccumulator(const Instr& in) {
+  const Operand& d = in.operands.at(0);
+  return d.kind == Operand::Kind::Vector && !d.elems.empty() ? d.elems[0] : d;
+}
 
 void emitWgmma(Writer& w) { emitFrom(kWgmma, w); }
 void regsWgmma(const Instr&, Regs&) {}
