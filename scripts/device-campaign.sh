@@ -9,9 +9,23 @@
 #     proxy: litmus/mixedproxy (surface/texture objects) and litmus/async with bank-conflict lanes
 #            (bankConflictLanes 8), ITERATIONS per test
 #     files PATH...: the given tests or directories only, ITERATIONS per test (files.json, files.log)
-# Needs: g++ (C++20), the CUDA toolkit (cuda.h, libcuda), and the header-only libraries nlohmann/json,
+#     campaign STORE [BUDGET] [PHASES]: the durable campaign of a store planned where the checker is
+#            (`ptxmm campaign run --db STORE --plan-only --mutants ...`, docs/hardware/README.md).
+#            PHASES (comma-separated, default run,tune,rerun,report): run = its pending runs; tune =
+#            the stress parameters for BUDGET seconds (default 240); rerun = the tests again with
+#            the best parameters; report = coverage.txt and campaign.html (plots only where
+#            matplotlib is). The store ($OUT/campaign.db), best-params.json and the logs land in
+#            $OUT; a phase cut short by its time bound resumes when the returned store is given
+#            back as STORE. ITERATIONS is ignored (the store holds the iteration counts).
+#     tensor: every suite test with a tensor copy or a tensor-map instruction (cp.async.bulk.tensor,
+#             cp.reduce.async.bulk.tensor, tensormap.*; maps encoded with cuTensorMapEncodeTiled), ITERATIONS
+#             per test (tensor.json, tensor.log); a test that cannot run says why in tensor.log
+# Needs: g++ (C++20), the CUDA toolkit (cuda.h, libcuda), the header-only libraries nlohmann/json,
 # fmt and CLI11, from the system or carried by the caller in .hwdeps/include (e.g. copies of
-# /usr/include/nlohmann, /usr/include/fmt and /usr/include/CLI of the development machine).
+# /usr/include/nlohmann, /usr/include/fmt and /usr/include/CLI of the development machine), and
+# SQLite (the campaign store): sqlite3.h from the system or .hwdeps/include, the library from the
+# system (`ldconfig -p | grep libsqlite3.so.0`: Python's sqlite3 module usually brings it) or
+# .hwdeps/lib/libsqlite3.so.0.
 # ptxmm-hw is the CMake target of the same name; the GPU machine has no cmake (nor Z3, which the full
 # build needs), so it is compiled here with g++ from the same sources: the stages it links and
 # tools/ptxmm-hw/main.cpp, with harness/cli/RunOptions.cpp (the options it shares with `ptxmm run`).
@@ -27,17 +41,31 @@ BIN=/tmp/ptxmm-hw
 log() { echo "== $*" | tee -a "$OUT/campaign.log"; }
 
 log "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader 2>/dev/null)"
-log "building ptxmm-hw"
-SRCS="harness/support/*.cpp harness/ptx/*.cpp harness/litmus/*.cpp harness/outcome/*.cpp harness/ptxgen/*.cpp harness/ptxgen/emit/*.cpp harness/runner/*.cpp harness/report/*.cpp harness/cli/RunOptions.cpp tools/ptxmm-hw/main.cpp"
-for h in nlohmann/json.hpp fmt/format.h CLI/CLI.hpp; do
-  [ -f "/usr/include/$h" ] || [ -f ".hwdeps/include/$h" ] || { log "missing header $h: carry it in .hwdeps/include"; exit 1; }
-done
-OBJ=/tmp/ptxmm-obj; rm -rf $OBJ; mkdir -p $OBJ
-CXXFLAGS="-std=c++20 -O2 -DFMT_HEADER_ONLY -DPTXMM_HAVE_CUDA=1 -DPTXMM_SOURCE_DIR=\"$PWD\" -Iharness -I.hwdeps/include -I$CUDA/include"
-# shellcheck disable=SC2086
-ls $SRCS | xargs -P 16 -I{} sh -c 'g++ '"$CXXFLAGS"' -c {} -o '"$OBJ"'/$(echo {} | tr / _).o' 2>&1 | tee "$OUT/build.log" | tail -20
-g++ $OBJ/*.o -o $BIN -ldl -lpthread 2>&1 | tee -a "$OUT/build.log" | tail -5
-[ -x $BIN ] || { log "build failed"; exit 1; }
+# PTXMM_HW_REUSE=1: keep the ptxmm-hw an earlier call of this script built in the same command (several modes in
+# one device call build it once).
+if [ -n "${PTXMM_HW_REUSE:-}" ] && [ -x $BIN ]; then
+  log "reusing $BIN"
+else
+  log "building ptxmm-hw"
+  SRCS="harness/support/*.cpp harness/ptx/*.cpp harness/litmus/*.cpp harness/outcome/*.cpp harness/ptxgen/*.cpp harness/ptxgen/emit/*.cpp harness/runner/*.cpp harness/report/*.cpp harness/campaign/*.cpp harness/cli/RunOptions.cpp harness/cli/CampaignCli.cpp tools/ptxmm-hw/main.cpp"
+  for h in nlohmann/json.hpp fmt/format.h CLI/CLI.hpp sqlite3.h; do
+    [ -f "/usr/include/$h" ] || [ -f ".hwdeps/include/$h" ] || { log "missing header $h: carry it in .hwdeps/include"; exit 1; }
+  done
+  if [ -f .hwdeps/lib/libsqlite3.so.0 ]; then
+    SQLITE="-L$PWD/.hwdeps/lib -l:libsqlite3.so.0 -Wl,-rpath,$PWD/.hwdeps/lib"
+  elif ldconfig -p 2>/dev/null | grep -q 'libsqlite3.so.0 '; then
+    SQLITE="-l:libsqlite3.so.0"
+  else
+    log "missing libsqlite3.so.0: carry it in .hwdeps/lib"; exit 1
+  fi
+  OBJ=/tmp/ptxmm-obj; rm -rf $OBJ; mkdir -p $OBJ
+  CXXFLAGS="-std=c++20 -O2 -DFMT_HEADER_ONLY -DPTXMM_HAVE_CUDA=1 -DPTXMM_SOURCE_DIR=\"$PWD\" -Iharness -I.hwdeps/include -I$CUDA/include"
+  # shellcheck disable=SC2086
+  ls $SRCS | xargs -P 16 -I{} sh -c 'g++ '"$CXXFLAGS"' -c {} -o '"$OBJ"'/$(echo {} | tr / _).o' 2>&1 | tee "$OUT/build.log" | grep -E 'error' | tail -20
+  # shellcheck disable=SC2086
+  g++ $OBJ/*.o -o $BIN $SQLITE -ldl -lpthread 2>&1 | tee -a "$OUT/build.log" | tail -5
+  [ -x $BIN ] || { log "build failed"; exit 1; }
+fi
 
 MODEL=()
 [ -f .hwdeps/model-states.jsonl ] && MODEL=(--model-states .hwdeps/model-states.jsonl)
@@ -68,6 +96,54 @@ JSON
   timeout 540 $BIN "${MODEL[@]}" --iterations "$ITER" --params "$P" --json "$OUT/files.json" "$@" > "$OUT/files.log" 2>&1
   log "files exit: $?"
   grep -E "^(Test .* (skipped|error|timed-out)|!!!)" "$OUT/files.log" | head -80
+  exit 0
+fi
+if [ "$MODE" = campaign ]; then
+  STORE=${3:?campaign STORE [BUDGET] [PHASES]}
+  BUDGET=${4:-240}
+  PHASES=",${5:-run,tune,rerun,report},"
+  DB="$OUT/campaign.db"
+  [ -f "$DB" ] || cp "$STORE" "$DB"
+  if [[ $PHASES == *,run,* ]]; then
+    log "campaign: pending runs of $DB"
+    timeout 560 $BIN campaign resume "$DB" --backend cuda --no-progress > "$OUT/campaign-run.log" 2>&1
+    log "campaign run exit: $?"
+    tail -12 "$OUT/campaign-run.log"
+  fi
+  if [[ $PHASES == *,tune,* ]]; then
+    log "tune: $BUDGET s"
+    timeout $((BUDGET + 120)) $BIN campaign tune --db "$DB" --backend cuda --budget "$BUDGET" \
+      --out "$OUT/best-params.json" > "$OUT/tune.log" 2>&1
+    log "tune exit: $?"
+    tail -30 "$OUT/tune.log"
+  fi
+  if [[ $PHASES == *,rerun,* ]]; then
+    log "the tests again with the tuned parameters"
+    timeout 560 $BIN campaign rerun "$DB" --backend cuda --tuned --no-progress \
+      > "$OUT/campaign-tuned.log" 2>&1
+    log "tuned run exit: $?"
+    tail -6 "$OUT/campaign-tuned.log"
+  fi
+  if [[ $PHASES == *,report,* ]]; then
+    $BIN campaign coverage "$DB" > "$OUT/coverage.txt" 2>&1
+    $BIN campaign report "$DB" --html "$OUT/campaign.html" > "$OUT/report.log" 2>&1
+    log "report exit: $? (plots need python3-matplotlib; else render again where it is)"
+  fi
+  exit 0
+fi
+if [ "$MODE" = tensor ]; then
+  cat > "$P" <<JSON
+{"memStressPct": 100, "memStressIterations": 64, "memStressPattern": 3, "preStressPct": 100,
+ "preStressIterations": 8, "preStressPattern": 0, "stressLineSize": 64, "stressTargetLines": 4,
+ "scratchMemorySize": 65536, "memStride": 128, "shufflePct": 100, "barrierPct": 100,
+ "spinBound": 200000, "launchTimeoutMs": 10000, "groupsPerBlock": 4, "stressWarpsPerBlock": 2, "seed": 5}
+JSON
+  mapfile -t TENSOR < <(grep -rlE 'bulk\.tensor|tensormap' litmus --include='*.litmus' | sort)
+  log "tensor: ${#TENSOR[@]} tests, $ITER instances per test"
+  timeout 540 $BIN "${MODEL[@]}" --iterations "$ITER" --params "$P" --json "$OUT/tensor.json" "${TENSOR[@]}" \
+    > "$OUT/tensor.log" 2>&1
+  log "tensor exit: $?"
+  grep -E "^(Test .* (skipped|error|timed-out)|!!!)" "$OUT/tensor.log" | head -80
   exit 0
 fi
 if [ "$MODE" = proxy ]; then

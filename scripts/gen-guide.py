@@ -214,6 +214,55 @@ IDIOMS = [
       ("async/S19-mbarrier-phase-reuse-ub", "broken"),
       ("async/S18-mbarrier-init-barsync", "fixed"),
       ("async/S19-mbarrier-phase-handshake", "fixed")]),
+    ("Bulk reductions, DSMEM bulk copies and TMA tensor stores",
+     "Threads write a tile with `st.shared`, then one thread reduces it into global memory "
+     "(`cp.reduce.async.bulk` / `.tensor`), stores it through a tensor map (`cp.async.bulk.tensor` "
+     "`.global.shared::cta`) or copies it into another CTA of the cluster (`cp.async.bulk.shared::cluster"
+     ".shared::cta`). What is needed around it?",
+     "**A proxy fence before, a wait after.** The source is read through the async proxy: "
+     "`fence.proxy.async.shared::cta` after the generic writes (and `bar.sync` before it for other "
+     "threads' writes). The tile may be rewritten only after `cp.async.bulk.wait_group.read` (bulk group) "
+     "— by any thread: another thread's write while the copy is in flight is undefined behaviour, not just "
+     "a race. A DSMEM copy or reduction completes on the destination CTA's mbarrier: the destination CTA "
+     "arms it with `expect_tx` and waits with the right parity before reading. `cp.async.bulk.prefetch` "
+     "orders nothing.",
+     "PTX ISA §9.7.9.25.2 (async proxy), §9.7.9.25.1 (modifying the source or reading the destination before "
+     "completion is undefined), §9.7.9.25.4.2 (`cp.reduce.async.bulk`: `.relaxed.gpu` reductions), "
+     "§9.7.9.25.6.2 (`wait_group.read`)",
+     "    st.shared.u32 [tile], v;\n"
+     "    fence.proxy.async.shared::cta;\n"
+     "    cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [out], [tile], 16;\n"
+     "    cp.async.bulk.commit_group;\n"
+     "    cp.async.bulk.wait_group.read 0;   // before the tile is rewritten",
+     [("bulk/B01-reduce-after-st-nofence", "broken"),
+      ("bulk/B02-reduce-overwrite-before-wait", "broken"),
+      ("bulk/B04-tensor-store-after-st-nofence", "broken"),
+      ("bulk/B05-dsmem-copy-no-wait", "broken"),
+      ("bulk/B07-bulk-source-rewrite-other-thread-in-flight", "broken"),
+      ("bulk/B01-reduce-after-st-fence", "fixed"),
+      ("bulk/B02-reduce-wait-read-then-overwrite", "fixed"),
+      ("bulk/B03-reduce-dsmem-wait", "fixed"),
+      ("bulk/B04-tensor-store-after-st-fence", "fixed"),
+      ("bulk/B05-dsmem-copy-wait", "fixed"),
+      ("bulk/B07-bulk-source-rewrite-other-thread-after-wait", "fixed")]),
+    ("Publishing a tensor map built in shared memory (`tensormap.cp_fenceproxy`)",
+     "A thread edits a tensor map in shared memory, copies it to global memory with "
+     "`tensormap.cp_fenceproxy...release.<scope>` and signals other threads, which then use the map in TMA. "
+     "Who performs the acquire?",
+     "**The thread block that uses the map.** `tensormap.cp_fenceproxy` is the copy plus the release half; "
+     "`fence.proxy.tensormap::generic.acquire.<scope> [tmap], 128` must be executed in the same thread block "
+     "as the TMA that uses the map (by that thread, or by another thread of its block before a "
+     "synchronisation) — an acquire in another CTA of the cluster is not enough.",
+     "PTX ISA §9.7.13.16 (`tensormap.cp_fenceproxy`), §9.7.13.4 (tensormap proxy fences); CUDA Programming "
+     "Guide §10.30.2 (the acquiring thread and the using thread in the same thread block)",
+     "    tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.cluster.sync.aligned [tmap], [smap], 128;\n"
+     "    st.release.cluster.global.u32 [flag], 1;\n"
+     "    // in the block that uses the map, after acquiring the flag:\n"
+     "    fence.proxy.tensormap::generic.acquire.cluster [tmap], 128;",
+     [("bulk/B06-cp_fenceproxy-no-acquire", "broken"),
+      ("bulk/B06-cp_fenceproxy-acquire-other-cta", "broken"),
+      ("bulk/B06-cp_fenceproxy-acquire-by-user", "fixed"),
+      ("bulk/B06-cp_fenceproxy-acquire-same-cta", "fixed")]),
 ]
 
 NOT_COVERED = [
@@ -222,8 +271,8 @@ NOT_COVERED = [
      "`fence.proxy.async.shared::cta` (and `wgmma.fence` for register operands) before the `wgmma`. ptxmm does "
      "not model `wgmma` yet, so there is no test to show it."),
     ("`tcgen05` (sm_100)", "Not modelled yet."),
-    ("`st.async` / `red.async`, bulk reductions, `cp.async.bulk.prefetch`",
-     "Not modelled yet (the CUDA guide treats `st.async`/`red.async` as generic-proxy operations)."),
+    ("`st.async` / `red.async`",
+     "Not in this guide yet (the CUDA guide treats `st.async`/`red.async` as generic-proxy operations)."),
 ]
 
 

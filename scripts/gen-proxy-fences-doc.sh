@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Generates docs/proxy-fences.md: the fence-necessity analysis (`ptxmm fences`) of the seed idioms
-# (litmus/seeds), the cluster-launch-control idioms (litmus/clc) and the TMA / async-proxy idioms
-# (litmus/async) under models/ptx.cat and every variant models/ptx-*.cat, with the witness picture of
-# what goes wrong without each necessary instruction (SVGs in docs/proxy-fences/).
+# (litmus/seeds), the cluster-launch-control idioms (litmus/clc), the TMA / async-proxy idioms
+# (litmus/async) and the bulk reductions, tensor stores and tensor-map copies (litmus/bulk) under
+# models/ptx.cat and every variant models/ptx-*.cat, with the witness picture of what goes wrong
+# without each necessary instruction (SVGs in docs/proxy-fences/).
 #
 # With --axiom-coverage it also generates docs/axiom-coverage.md: the model mutation check (for each
 # named check and proxy-fence rule `pf-*` of models/ptx.cat, the suite tests whose verdict changes
@@ -13,7 +14,7 @@
 #   --timeout MS     per-check solver timeout passed to ptxmm (default 120000)
 #   --test-limit S   wall-clock limit per test file (default 1200 s); a test over it is listed as such
 #   --ptxmm PATH     the ptxmm binary (default build-analysis/ptxmm, else build/ptxmm)
-#   FILE_OR_DIR      what to analyse (default: litmus/clc litmus/async litmus/seeds)
+#   FILE_OR_DIR      what to analyse (default: litmus/clc litmus/async litmus/bulk litmus/seeds)
 # Environment: JOBS (parallel checks per test / rules for --axiom-coverage, default 2), MAX_TRIES
 # (--axiom-coverage: tests tried per rule, default 0 = all).
 set -euo pipefail
@@ -48,7 +49,7 @@ if [[ -z "$ptxmm" || ! -x "$ptxmm" ]]; then
   echo "gen-proxy-fences-doc.sh: error: no ptxmm binary (build it, or pass --ptxmm PATH)" >&2
   exit 2
 fi
-[[ ${#targets[@]} -eq 0 ]] && targets=(litmus/clc litmus/async litmus/seeds)
+[[ ${#targets[@]} -eq 0 ]] && targets=(litmus/clc litmus/async litmus/bulk litmus/seeds)
 
 models=(models/ptx.cat)
 for m in models/ptx-*.cat; do [[ -f "$m" ]] && models+=("$m"); done

@@ -2,7 +2,8 @@
 # Idempotent dependency installer for ptxmm (Debian 12). Installs with apt as root only what is
 # missing; prints what it did. The CUDA toolkit is optional (GPU runner); it is not installed here.
 set -euo pipefail
-pkgs=(cmake g++ make pkg-config libz3-dev catch2 libcli11-dev nlohmann-json3-dev libfmt-dev graphviz libexpat1-dev)
+pkgs=(cmake g++ make pkg-config libz3-dev catch2 libcli11-dev nlohmann-json3-dev libfmt-dev graphviz libexpat1-dev
+      libsqlite3-dev python3-matplotlib)  # campaign store (harness/campaign/), report plots (scripts/campaign-plots.py)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -106,7 +106,7 @@ std::vector<SyncSite> findSyncSites(const litmus::Test& test) {
       if (!code[i].instr) continue;
       const auto& in = *code[i].instr;
       StmtRef ref{static_cast<int>(t), i};
-      if (isRemovedFence(in.op)) {
+      if (isRemovedFence(in.op) || in.op == OpId::GriddepWait) {
         sites.push_back({"", "remove " + labelOf(ref), MutationKind::Remove, {ref}, in.src, {}});
       } else if (isWeakenableMbarrier(in) ||
                  (in.op == OpId::BarrierClusterArrive && in.sem != ptx::Sem::Relaxed && in.sem != ptx::Sem::None)) {
@@ -117,7 +117,7 @@ std::vector<SyncSite> findSyncSites(const litmus::Test& test) {
   // Barrier groups: the k-th bar.sync/bar.arrive with a given id in every thread of one CTA; the
   // k-th barrier.cluster.arrive and wait in every thread of one cluster.
   struct GroupKey {
-    int kind;  // 0 = CTA barrier, 1 = cluster barrier
+    int kind;  // 0 = CTA barrier, 1 = cluster barrier, 2 = warp barrier (bar.warp.sync of one warp and mask)
     int unit;  // CTA id or cluster id
     std::string id;
     int occurrence;
@@ -135,6 +135,10 @@ std::vector<SyncSite> findSyncSites(const litmus::Test& test) {
       if (in.op == OpId::BarSync || in.op == OpId::BarArrive) {
         std::string id = in.operands.empty() ? "0" : litmus::printOperand(in.operands[0]);
         groups[{0, th.where.cta, id, seen[id]++}].push_back(ref);
+      } else if (in.op == OpId::BarWarpSync && !in.operands.empty()) {
+        const std::string warp = th.where.warp >= 0 ? "warp " + std::to_string(th.where.warp) : th.name;
+        std::string id = warp + " " + litmus::printOperand(in.operands[0]);
+        groups[{2, th.where.cta, id, seen[id]++}].push_back(ref);
       } else if (in.op == OpId::BarrierClusterArrive) {
         groups[{1, th.where.cluster, "", clusterArrive++}].push_back(ref);
       } else if (in.op == OpId::BarrierClusterWait) {
@@ -151,9 +155,10 @@ std::vector<SyncSite> findSyncSites(const litmus::Test& test) {
     std::string who;
     for (int t : threads) who += (who.empty() ? "P" : ",P") + std::to_string(t);
     const auto& first = *test.threads[static_cast<size_t>(refs[0].thread)].code[refs[0].stmt].instr;
-    std::string what = key.kind == 0
-                           ? fmt::format("bar {} #{} of CTA {}", key.id, key.occurrence + 1, key.unit)
-                           : fmt::format("barrier.cluster.arrive+wait #{} of cluster {}", key.occurrence + 1, key.unit);
+    std::string what =
+        key.kind == 0   ? fmt::format("bar {} #{} of CTA {}", key.id, key.occurrence + 1, key.unit)
+        : key.kind == 2 ? fmt::format("bar.warp.sync ({}) #{} of CTA {}", key.id, key.occurrence + 1, key.unit)
+                        : fmt::format("barrier.cluster.arrive+wait #{} of cluster {}", key.occurrence + 1, key.unit);
     sites.push_back({"",
                      fmt::format("remove {} ({}, l.{})", what, who, first.src.line),
                      MutationKind::Remove,

@@ -23,7 +23,7 @@ struct CheckArgs {
   bool json = false;
   std::string dotDir;
   int jobs = 0;
-  int maxEvents = 200;
+  int maxEvents = 1000;
   size_t maxStates = 4096;
   unsigned enumBudgetMs = 20000;
   bool noTime = false;

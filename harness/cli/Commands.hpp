@@ -3,6 +3,9 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string>
+
+#include "report/HwReport.hpp"
 
 namespace ptxmm::cli {
 
@@ -21,5 +24,10 @@ void addGenCommand(CLI::App& app, int& exitCode);
 void addRunCommand(CLI::App& app, int& exitCode);
 /// Registers `ptxmm fences` (fence-necessity analysis and model mutation check, cli/FencesCmd.cpp).
 void addFencesCommand(CLI::App& app, int& exitCode);
+/// The model oracle of the checker for `--model NAME` (a file or a shipped model): the allowed states
+/// of a test, checked with the smt engine; null with `error` set when the model cannot be loaded.
+[[nodiscard]] report::ModelOracle checkerOracle(const std::string& model, std::string& error);
+/// Registers `ptxmm campaign` (hardware campaigns on a store, cli/CampaignCmd.cpp and CampaignCli.cpp).
+void addCampaignCommand(CLI::App& app, int& exitCode);
 
 }  // namespace ptxmm::cli

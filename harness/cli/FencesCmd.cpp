@@ -26,7 +26,7 @@ struct FencesArgs {
   std::string engine = "smt";
   int unroll = 2;
   BudgetArgs budget;
-  int maxEvents = 200;
+  int maxEvents = 1000;
   std::string dotDir;
   std::string pictureBase;
   bool markdown = false;

@@ -29,30 +29,13 @@ int runRun(const RunArgs& a) {
     return kUserError;
   }
   if (!a.noModel) {
-    std::shared_ptr<cat::Model> model;
-    std::filesystem::path modelPath;
-    try {
-      modelPath = cat::findModel(a.model);
-      model = std::make_shared<cat::Model>(cat::loadModel(modelPath));
-    } catch (const DiagnosticError& e) {
-      std::cerr << "ptxmm run: " << e.what() << "\n";
+    std::string error;
+    opt.oracle = checkerOracle(a.model, error);
+    if (!opt.oracle) {
+      std::cerr << "ptxmm run: " << error << "\n";
       return kUserError;
     }
-    const std::string name = modelPath.stem().string();
-    opt.modelName = name;
-    opt.oracle = [model, name](const litmus::Test& test, std::string& error) -> std::optional<report::ModelStates> {
-      check::CheckOptions co;
-      co.witnesses = false;
-      check::Verdict v = check::checkTest(test, *model, name, co);
-      if (v.status != check::Status::Ok) {
-        error = v.message.empty() ? "the checker could not decide the test" : v.message;
-        return std::nullopt;
-      }
-      report::ModelStates ms;
-      ms.model = name;
-      for (const auto& s : v.states) ms.allowed.insert(s.key);
-      return ms;
-    };
+    opt.modelName = cat::findModel(a.model).stem().string();
   }
   return report::runCampaign(opt, std::cout, std::cerr);
 }

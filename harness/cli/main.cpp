@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   ptxmm::cli::addGenCommand(app, exitCode);
   ptxmm::cli::addRunCommand(app, exitCode);
   ptxmm::cli::addFencesCommand(app, exitCode);
+  ptxmm::cli::addCampaignCommand(app, exitCode);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -98,8 +98,18 @@ enum class PathEnd : uint8_t { Normal, Cut, Blocked };
 /// One execution barrier: a named barrier of one CTA (`bar{.cta}.sync/arrive`) or the cluster barrier of
 /// one cluster (`barrier.cluster.arrive/wait`). Generation k of a barrier completes when the arrivals
 /// it needs are there (docs/lowering.md "Execution barriers").
+/// What an execution barrier is (docs/lowering.md "Execution barriers", "Warp-level helpers").
+enum class BarrierKind : uint8_t {
+  Named,    ///< bar{.cta}.sync / bar.arrive id of one CTA
+  Cluster,  ///< barrier.cluster of one cluster
+  Warp,     ///< bar.warp.sync of one membermask of one warp: orders the participants' accesses
+  Elect,    ///< elect.sync of one membermask of one warp: waits, elects one leader, orders nothing
+  GridDep,  ///< griddepcontrol.wait of one thread of the dependent grid: waits for the primary grid's exit
+};
+
 struct ExecBarrier {
   bool cluster = false;           ///< barrier.cluster (else a named CTA barrier)
+  BarrierKind kind = BarrierKind::Named;
   int group = -1;                 ///< CTA id (named barrier) or cluster id
   int64_t id = 0;                 ///< barrier name (0 for the cluster barrier)
   std::vector<int> participants;  ///< real threads of the CTA / cluster
@@ -117,6 +127,10 @@ struct BarrierUse {
   /// participant (arrived or exited, its path ending `Normal`). Counts may differ between generations
   /// (the barrier is reinitialised when it completes, PTX ISA 9.2 §9.7.13.1).
   std::map<int, int> counts;
+  /// BarrierKind::Elect: the thread the path assumes elected. The leader is a function of the
+  /// membermask (PTX ISA 9.2 §9.7.13.14 "the same leader thread is elected for the same membermask
+  /// every time"), so it is one thread for every generation, and the participants' paths must agree.
+  int leader = -1;
 };
 
 /// One control-flow path of one real thread (loops unrolled to the bound).

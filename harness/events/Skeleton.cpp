@@ -217,6 +217,21 @@ bool barriersConsistent(const EventProgram& program, const std::vector<int>& cho
         if (!complete(g)) return false;
       if (use->blockedGen >= 0 && complete(use->blockedGen)) return false;
     }
+    if (B.kind == BarrierKind::Elect) {
+      // One leader for the membermask, the same on every participant's path; it takes part in every
+      // generation that some participant reached (it is elected among the threads that execute it).
+      int leader = -1, reached = 0;
+      for (int t : B.participants)
+        if (const BarrierUse* use = useOf(t, bi)) {
+          if (leader >= 0 && use->leader != leader) return false;
+          leader = use->leader;
+          reached = std::max(reached, use->arrived);
+        }
+      if (leader >= 0) {
+        const BarrierUse* own = useOf(leader, bi);
+        if (!own || own->arrived < reached) return false;
+      }
+    }
   }
   return true;
 }

@@ -96,6 +96,9 @@ struct Placement {
   int cluster = 0;  ///< cluster id, unique in the test; CTAs of one cluster share it
   int gpu = 0;      ///< device id
   int warp = -1;    ///< warp within the CTA (-1: generator chooses; threads of one CTA default to distinct warps)
+  /// Grid of a programmatic dependent launch (litmus/README.md "Grids"): 0 the primary grid, 1 the
+  /// dependent (secondary) grid launched after it in the same stream.
+  int grid = 0;
   auto operator<=>(const Placement&) const = default;
 };
 

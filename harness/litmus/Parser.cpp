@@ -101,6 +101,7 @@ struct RawOperand {
   Operand op;
   bool ident = false;  ///< a bare identifier (register, location or label)
   size_t off = 0;
+  char sep = ' ';  ///< the separator written before it: ' ' (first), ',' or '|' (`elect.sync d|p, m`)
 };
 
 class Parser {
@@ -486,8 +487,8 @@ class Parser {
         size_t ks = p;
         size_t ke = identEnd(p, e);
         std::string key = t_.substr(ks, ke - ks);
-        if (key != "cta" && key != "cluster" && key != "gpu" && key != "warp")
-          fail(ks, "expected `cta`, `cluster`, `gpu` or `warp` in thread placement");
+        if (key != "cta" && key != "cluster" && key != "gpu" && key != "warp" && key != "grid")
+          fail(ks, "expected `cta`, `cluster`, `gpu`, `warp` or `grid` in thread placement");
         if (!seen.insert(key).second) fail(ks, "duplicate `" + key + "` in thread placement");
         p = skipWsIn(ke, e);
         int64_t v = 0;
@@ -499,6 +500,14 @@ class Parser {
         if (key == "cluster") th.where.cluster = iv, haveCluster = true;
         if (key == "gpu") th.where.gpu = iv;
         if (key == "warp") th.where.warp = iv;
+        if (key == "grid") {
+          // Two grids of one stream: the primary (0) and its programmatic dependent (1), PTX ISA 9.2
+          // §9.7.13.13; a longer chain of dependent launches is not modelled.
+          if (iv > 1)
+            fail(vs, "grid " + std::to_string(iv) +
+                         ": a test has the primary grid 0 and its dependent grid 1 (PTX ISA 9.2 §9.7.13.13)");
+          th.where.grid = iv;
+        }
         if (p >= e) break;
         if (t_[p] != ',') fail(p, "expected ',' between placement items");
         p = skipWsIn(p + 1, e);
@@ -789,12 +798,15 @@ class Parser {
     std::vector<RawOperand> out;
     size_t p = r.b;
     if (p >= r.e) return out;
+    char sep = ' ';
     while (true) {
       p = skipWsIn(p, r.e);
       out.push_back(parseOperand(p, r.e, true));
+      out.back().sep = sep;
       p = skipWsIn(p, r.e);
       if (p >= r.e) break;
-      if (t_[p] != ',') fail(p, std::string("expected ',' between operands, found '") + t_[p] + "'");
+      if (t_[p] != ',' && t_[p] != '|') fail(p, std::string("expected ',' between operands, found '") + t_[p] + "'");
+      sep = t_[p];
       ++p;
       if (skipWsIn(p, r.e) >= r.e) fail(p, "expected an operand after ','");
     }
@@ -949,14 +961,15 @@ class Parser {
   }
 
   static bool match(const std::vector<RawOperand>& ops, const std::vector<std::string_view>& sig, size_t i, size_t j,
-                    std::vector<std::string_view>& assign) {
+                    std::vector<std::string_view>& assign, std::vector<size_t>& pos) {
     if (j == sig.size()) return i == ops.size();
     bool optional = sig[j].size() > 1 && sig[j].back() == '?';
     if (i < ops.size() && compatible(ops[i], sig[j])) {
       assign[i] = sig[j].substr(0, 1);
-      if (match(ops, sig, i + 1, j + 1, assign)) return true;
+      pos[i] = j;
+      if (match(ops, sig, i + 1, j + 1, assign, pos)) return true;
     }
-    if (optional) return match(ops, sig, i, j + 1, assign);
+    if (optional) return match(ops, sig, i, j + 1, assign, pos);
     return false;
   }
 
@@ -984,11 +997,21 @@ class Parser {
   void assignOperands(const OpInfo& op, std::vector<RawOperand>& raw, Instr& in, Range mn) {
     std::vector<std::string_view> sig = ptx::operandSignature(op);
     std::vector<std::string_view> assign(raw.size());
-    if (!match(raw, sig, 0, 0, assign)) {
+    std::vector<size_t> pos(raw.size(), 0);
+    if (!match(raw, sig, 0, 0, assign, pos)) {
       size_t at = raw.empty() ? mn.b : raw.front().off;
       fail(at, "`" + text(mn) + "` expects operands (" + describeSignature(sig) + "), got " +
                    std::to_string(raw.size()) + " operand(s) that do not fit (PTX ISA 9.2 §" +
                    std::string(op.isaSection) + ")");
+    }
+    // Operands joined by '|' (`d|p`) only where the row writes '|', and nowhere else.
+    const std::vector<char> seps = ptx::operandSeparators(op);
+    for (size_t i = 1; i < raw.size(); ++i) {
+      const char want = pos[i] < seps.size() ? seps[pos[i]] : ',';
+      if (raw[i].sep != want && (raw[i].sep == '|' || want == '|'))
+        fail(raw[i].off, want == '|' ? "`" + text(mn) + "` joins these two operands with '|' (PTX ISA 9.2 §" +
+                                           std::string(op.isaSection) + ")"
+                                     : std::string("'|' joins operands only in `elect.sync d|p` (PTX ISA 9.2 §9.7.13.14)"));
     }
     for (size_t i = 0; i < raw.size(); ++i) {
       RawOperand& r = raw[i];
@@ -1072,6 +1095,19 @@ class Parser {
       if (!fresh && (it->second->where.cluster != th.where.cluster || it->second->where.gpu != th.where.gpu))
         throw DiagnosticError(th.src, "thread " + th.name + " is in CTA " + std::to_string(th.where.cta) + " like " +
                                           it->second->name + " but names a different cluster or gpu");
+      if (!fresh && it->second->where.grid != th.where.grid)
+        throw DiagnosticError(th.src, "thread " + th.name + " is in CTA " + std::to_string(th.where.cta) + " like " +
+                                          it->second->name +
+                                          " but names another grid: the CTAs of two grids are distinct, give them "
+                                          "distinct ids");
+      for (const auto& other : test_.threads)
+        if (other.where.cta != th.where.cta && other.where.cluster == th.where.cluster &&
+            other.where.grid != th.where.grid)
+          throw DiagnosticError(th.src, "thread " + th.name + ": cluster " + std::to_string(th.where.cluster) +
+                                            " cannot span two grids");
+      if (th.where.grid > 0 && th.where.gpu != 0)
+        throw DiagnosticError(th.src, "thread " + th.name +
+                                          ": the dependent grid runs on the primary grid's device (gpu 0) in this model");
       auto [cit, cfresh] = clusterGpu.emplace(th.where.cluster, th.where.gpu);
       if (!cfresh && cit->second != th.where.gpu)
         throw DiagnosticError(

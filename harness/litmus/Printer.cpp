@@ -96,11 +96,14 @@ std::string printInstr(const Instr& in) {
         }
     }
   }
+  // Operands joined by '|' where the row writes '|' (`elect.sync d|p, m`: no optional operands there).
+  const std::vector<char> seps = ptx::operandSeparators(op);
   for (size_t i = 0; i < in.operands.size(); ++i) {
     const Operand& o = in.operands[i];
     // A dialect-only form keeps the Dat3M spelling of its location operands (bare `x`).
     bool bare = in.dialect && o.kind == Operand::Kind::Addr && o.baseReg.empty() && o.imm == 0 && o.elems.empty();
-    s += (i ? ", " : " ") + (bare ? locRef(o.loc) : printOperand(o));
+    const bool bar = i > 0 && i < seps.size() && seps[i] == '|' && in.operands.size() == seps.size();
+    s += (bar ? "|" : i ? ", " : " ") + (bare ? locRef(o.loc) : printOperand(o));
   }
   return s;
 }
@@ -173,6 +176,7 @@ std::string printCanonical(const Test& t) {
     s += th.name + "@cta " + std::to_string(th.where.cta) + ",cluster " + std::to_string(th.where.cluster) + ",gpu " +
          std::to_string(th.where.gpu);
     if (th.where.warp >= 0) s += ",warp " + std::to_string(th.where.warp);
+    if (th.where.grid > 0) s += ",grid " + std::to_string(th.where.grid);
     s += ":\n";
     for (const auto& st : th.code) {
       if (!st.label.empty()) s += st.label + ":\n";
@@ -210,7 +214,8 @@ struct HashLoc {
 bool isDefaultPlacement(const Test& t) {
   for (size_t i = 0; i < t.threads.size(); ++i) {
     const Placement& w = t.threads[i].where;
-    if (w.cta != static_cast<int>(i) || w.cluster != static_cast<int>(i) || w.gpu != 0 || w.warp >= 0) return false;
+    if (w.cta != static_cast<int>(i) || w.cluster != static_cast<int>(i) || w.gpu != 0 || w.warp >= 0 || w.grid > 0)
+      return false;
   }
   return true;
 }
@@ -219,6 +224,7 @@ std::string threadHeader(const Thread& th) {
   std::string s = th.name + "@cta " + std::to_string(th.where.cta) + ",cluster " + std::to_string(th.where.cluster) +
                   ",gpu " + std::to_string(th.where.gpu);
   if (th.where.warp >= 0) s += ",warp " + std::to_string(th.where.warp);
+  if (th.where.grid > 0) s += ",grid " + std::to_string(th.where.grid);
   return s;
 }
 

@@ -185,6 +185,11 @@ class Rules {
       case OpId::Tcgen05WaitSt:
       case OpId::Tcgen05FenceBefore:
       case OpId::Tcgen05FenceAfter:
+      case OpId::CpReduceAsyncBulk:
+      case OpId::CpReduceAsyncBulkTensor:
+      case OpId::CpAsyncBulkPrefetch:
+      case OpId::CpAsyncBulkPrefetchTensor:
+      case OpId::TensormapCpFenceproxy:
       case OpId::ClcTryCancel:
       case OpId::ClcQueryCancel:
       case OpId::Mov:
@@ -207,6 +212,11 @@ class Rules {
       case OpId::Goto:
       case OpId::Ret:
       case OpId::Exit:
+      case OpId::BarWarpSync:
+      case OpId::ElectSync:
+      case OpId::GriddepLaunch:
+      case OpId::GriddepWait:
+      case OpId::Mapa:
       case OpId::Count_: return;
     }
   }
@@ -444,6 +454,16 @@ class Rules {
       case OpId::Tcgen05WaitSt:
       case OpId::Tcgen05FenceBefore:
       case OpId::Tcgen05FenceAfter: validateTcgen05(op, in, ql); break;
+      case OpId::BarWarpSync:
+      case OpId::ElectSync:
+      case OpId::GriddepLaunch:
+      case OpId::GriddepWait:
+      case OpId::Mapa: validateWarpHelper(op, in, ql); break;
+      case OpId::CpReduceAsyncBulk: validateBulkReduce(op, in, ql); break;
+      case OpId::CpReduceAsyncBulkTensor: validateTensorReduce(op, in, ql); break;
+      case OpId::CpAsyncBulkPrefetch:
+      case OpId::CpAsyncBulkPrefetchTensor: validateBulkPrefetch(op, in, ql); break;
+      case OpId::TensormapCpFenceproxy: validateTensormapCpFenceproxy(op, in, ql); break;
       case OpId::ClcTryCancel:
         if (!in.hasFlag("async"))
           fail(ql.mnemonic, "`clusterlaunchcontrol.try_cancel` needs the mandatory `.async` (PTX ISA 9.2 §9.7.13.17)");
@@ -517,10 +537,11 @@ class Rules {
       bad(ql, "type", "`.b128` is only valid for ld, st, mov and clusterlaunchcontrol (PTX ISA 9.2)");
     for (size_t i = 0; i < in.operands.size(); ++i)
       if (in.operands[i].kind == Operand::Kind::Addr && !in.operands[i].elems.empty() &&
-          (op.id != OpId::CpAsyncBulkTensor || i != 1))
+          static_cast<int>(i) != tensorMapOperand(in))
         throw DiagnosticError(in.operands[i].src,
                               "tensor coordinates `{...}` belong only to the tensor-map operand of "
-                              "`cp.async.bulk.tensor` (PTX ISA 9.2 §9.7.9.25.5.2)");
+                              "`cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor` and "
+                              "`cp.async.bulk.prefetch.tensor` (PTX ISA 9.2 §9.7.9.25.5)");
   }
 
   /// Immediate ranges, sizes and alignments that ptxas (or the PTX ISA) requires of the operands, checked
@@ -554,6 +575,13 @@ class Rules {
             err(in.operands[i], "the address must be aligned to cp-size (" + std::to_string(size->imm) + " bytes)");
         break;
       }
+      case OpId::CpAsyncBulkPrefetch:
+        if (const Operand* size = imm(1); size && (size->imm <= 0 || size->imm % 16 != 0))
+          err(*size, "size " + std::to_string(size->imm) + " is invalid: size must be a positive multiple of 16");
+        if (!in.operands.empty() && in.operands[0].kind == Operand::Kind::Addr && in.operands[0].imm % 16 != 0)
+          err(in.operands[0], "srcMem must be aligned to 16 bytes");
+        break;
+      case OpId::CpReduceAsyncBulk:
       case OpId::CpAsyncBulk: {
         if (const Operand* size = imm(2); size && (size->imm <= 0 || size->imm % 16 != 0))
           err(*size, "size " + std::to_string(size->imm) + " is invalid: size must be a positive multiple of 16");
@@ -582,6 +610,11 @@ class Rules {
       case OpId::CpAsyncWaitGroup:
       case OpId::CpAsyncBulkWait:
         if (const Operand* n = imm(0); n && n->imm < 0) err(*n, "the group count N must be non-negative");
+        break;
+      case OpId::BarWarpSync:
+      case OpId::ElectSync:
+        if (const Operand* m = imm(in.operands.size() - 1); m && (m->imm < 0 || m->imm > 0xffffffffLL))
+          err(*m, "membermask is a 32-bit mask of lane ids");
         break;
       case OpId::Ld:
       case OpId::St:
@@ -627,6 +660,9 @@ class Rules {
       case OpId::Tcgen05WaitSt:
       case OpId::Tcgen05FenceBefore:
       case OpId::Tcgen05FenceAfter:
+      case OpId::CpReduceAsyncBulkTensor:
+      case OpId::CpAsyncBulkPrefetchTensor:
+      case OpId::TensormapCpFenceproxy:
       case OpId::ClcTryCancel:
       case OpId::ClcQueryCancel:
       case OpId::Mov:
@@ -649,6 +685,9 @@ class Rules {
       case OpId::Goto:
       case OpId::Ret:
       case OpId::Exit:
+      case OpId::GriddepLaunch:
+      case OpId::GriddepWait:
+      case OpId::Mapa:
       case OpId::Count_: break;
     }
   }
@@ -658,11 +697,7 @@ class Rules {
   void validateTensorCopy(const OpInfo& op, Instr& in, const QualLocs& ql) {
     const std::string sec = " (PTX ISA 9.2 §9.7.9.25.5.2)";
     requireFlag(op, in, ql, "dim", "a dimension (.1d, .2d, .3d, .4d or .5d)");
-    if (in.space == Space::Global || in.srcSpace == Space::SharedCta)
-      fail(ql.mnemonic,
-           "the `.global.shared::cta` (tensor store) form of `cp.async.bulk.tensor` is not supported: a litmus "
-           "tensor map is one location holding a descriptor version, so the tensor it locates has no location "
-           "to store to (docs/lowering.md)");
+    if (in.space == Space::Global || in.srcSpace == Space::SharedCta) return validateTensorStore(op, in, ql);
     if ((in.space != Space::SharedCluster && in.space != Space::SharedCta) || in.srcSpace != Space::Global)
       fail(ql.mnemonic, "`cp.async.bulk.tensor` copies `.shared::cluster.global` or `.shared::cta.global`" + sec);
     std::string mode;
@@ -703,6 +738,28 @@ class Rules {
     if (map.elems.size() != dims)
       throw DiagnosticError(map.src, "a `." + std::to_string(dims) + "d` `.tile` copy takes " + std::to_string(dims) +
                                          " tensor coordinate(s), got " + std::to_string(map.elems.size()) + sec);
+  }
+
+  /// The warp-level helpers: bar.warp.sync (PTX ISA 9.2 §9.7.13.2) and elect.sync (§9.7.13.14) take a
+  /// 32-bit membermask (a register or an integer), griddepcontrol (§9.7.13.13) nothing, mapa (§9.7.9.23)
+  /// `.u32`/`.u64`, space `.shared::cluster` or none (generic addresses), a shared variable or a register
+  /// holding a shared address, and the target CTA's rank.
+  void validateWarpHelper(const OpInfo& op, Instr& in, const QualLocs& ql) {
+    const std::string sec = " (PTX ISA 9.2 §" + std::string(op.isaSection) + ")";
+    if (op.id == OpId::ElectSync && in.operands[0].kind == Operand::Kind::Vector)
+      throw DiagnosticError(in.operands[0].src, "the destination d of `elect.sync d|p` is one register or `_`" + sec);
+    if (op.id != OpId::Mapa) return;
+    if (in.space != Space::Generic && in.space != Space::SharedCluster)
+      bad(ql, "space", "`mapa` accepts only `.shared::cluster` (none: generic addresses)" + sec);
+    if (in.type != DataType::U32 && in.type != DataType::U64)
+      fail(ql.mnemonic, "`mapa` needs its type `.u32` or `.u64`" + sec);
+    const Operand& a = in.operands[1];
+    if (a.kind != Operand::Kind::Loc && a.kind != Operand::Kind::Reg)
+      throw DiagnosticError(a.src, "the source a of `mapa` is a shared variable or a register holding its address" + sec);
+    if (in.operands[0].kind != Operand::Kind::Reg)
+      throw DiagnosticError(in.operands[0].src, "the destination d of `mapa` is a register" + sec);
+    if (const Operand& b = in.operands[2]; b.kind == Operand::Kind::Imm && (b.imm < 0 || b.imm > 15))
+      throw DiagnosticError(b.src, "the CTA rank b must name a CTA of the cluster (0..15)" + sec);
   }
 
   /// st.async (PTX ISA 9.2 §9.7.9.12) and red.async (§9.7.13.7): the PTX 8.1 / sm_90 forms, a weak store
@@ -996,6 +1053,208 @@ class Rules {
     }
   }
 
+  // ---- The rest of the async proxy: bulk reductions, tensor stores, prefetches, tensormap.cp_fenceproxy ----
+
+  /// The index of the `[tensorMap, {coords}]` operand of `in`, -1 if it has none.
+  static int tensorMapOperand(const Instr& in) {
+    if (in.op == OpId::CpAsyncBulkTensor) return in.space == Space::Global ? 0 : 1;
+    if (in.op == OpId::CpReduceAsyncBulkTensor || in.op == OpId::CpAsyncBulkPrefetchTensor) return 0;
+    return -1;
+  }
+
+  /// Load mode `.tile` (the default, written out after the dimension); any other is rejected.
+  void tileMode(Instr& in, const QualLocs& ql, const std::string& sec) {
+    std::string mode;
+    for (auto v : ptx::qualifierGroupValues("load_mode"))
+      if (in.hasFlag(v)) mode = v;
+    if (mode.empty()) {
+      auto at = std::find_if(in.flags.begin(), in.flags.end(),
+                             [](const std::string& f) { return ptx::groupAccepts("dim", f); });
+      in.flags.insert(at == in.flags.end() ? at : at + 1, "tile");
+    } else if (mode != "tile") {
+      bad(ql, "load_mode",
+          "load mode `." + mode + "` is not supported: only `.tile` (one box per operation) is modelled" + sec);
+    }
+  }
+
+  /// `[tensorMap, {c0, ...}]` with one coordinate per dimension, at operand `i`.
+  void tensorMapCoords(const Instr& in, size_t i, const std::string& mn, const std::string& sec) const {
+    const Operand& map = in.operands[i];
+    size_t dims = 0;
+    for (size_t d = 1; d <= 5; ++d)
+      if (in.hasFlag(std::to_string(d) + "d")) dims = d;
+    if (map.kind != Operand::Kind::Addr || map.elems.empty())
+      throw DiagnosticError(map.src, "`" + mn + "` names its tensor map as `[tensorMap, {c0, ...}]`" + sec);
+    if (map.elems.size() != dims)
+      throw DiagnosticError(map.src, "a `." + std::to_string(dims) + "d` `.tile` operation takes " +
+                                         std::to_string(dims) + " tensor coordinate(s), got " +
+                                         std::to_string(map.elems.size()) + sec);
+  }
+
+  /// Only `.L2::cache_hint`, whose cache-policy operand is the last one.
+  void cacheHintOnly(const Instr& in, const QualLocs& ql, const std::string& mn, const std::string& sec) {
+    for (auto v : ptx::qualifierGroupValues("hints"))
+      if (in.hasFlag(v) && v != "L2::cache_hint") bad(ql, "hints", "`" + mn + "` accepts only `.L2::cache_hint`" + sec);
+  }
+
+  void operandCount(const Instr& in, const QualLocs& ql, size_t want, const std::string& form,
+                    const std::string& sec) const {
+    if (in.operands.size() != want)
+      fail(ql.mnemonic, "this form takes " + std::to_string(want) + " operands (" + form + "), got " +
+                            std::to_string(in.operands.size()) + sec);
+  }
+
+  /// The reduction operation of cp.reduce.async.bulk{.tensor}: .add .min .max .inc .dec .and .or .xor.
+  std::string bulkRedOp(const OpInfo& op, const Instr& in, const QualLocs& ql, const std::string& sec) {
+    requireFlag(op, in, ql, "atomop", "a reduction operation (.add, .min, .max, .inc, .dec, .and, .or, .xor)");
+    std::string o;
+    for (auto v : ptx::qualifierGroupValues("atomop"))
+      if (in.hasFlag(v)) o = v;
+    if (o == "cas" || o == "exch" || o == "sub" || o == "mul" || o == "div")
+      bad(ql, "atomop",
+          "`" + std::string(op.mnemonic) + "` has no `." + o + "` (.add .min .max .inc .dec .and .or .xor)" + sec);
+    return o;
+  }
+
+  /// `[tensorMap, {coords}], [srcMem]{, cache-policy}` of the shared::cta → global tensor forms.
+  void tensorStoreOperands(const Instr& in, const QualLocs& ql, const std::string& mn, const std::string& sec) {
+    cacheHintOnly(in, ql, mn, sec);
+    operandCount(
+        in, ql, 2 + (in.hasFlag("L2::cache_hint") ? 1 : 0),
+        std::string("[tensorMap, {coords}], [srcMem]") + (in.hasFlag("L2::cache_hint") ? ", cache-policy" : ""), sec);
+    tensorMapCoords(in, 0, mn, sec);
+    if (in.operands[1].kind != Operand::Kind::Addr)
+      throw DiagnosticError(in.operands[1].src, "expected the shared-memory source `[srcMem]`" + sec);
+  }
+
+  /// The tensor store `cp.async.bulk.tensor.Nd.global.shared::cta{.tile}.bulk_group{.L2::cache_hint}
+  /// [tensorMap, {coords}], [srcMem]{, cache-policy}` (PTX ISA 9.2 §9.7.9.25.5.2).
+  void validateTensorStore(const OpInfo&, Instr& in, const QualLocs& ql) {
+    const std::string sec = " (PTX ISA 9.2 §9.7.9.25.5.2)", mn = "cp.async.bulk.tensor";
+    if (in.space != Space::Global || in.srcSpace != Space::SharedCta)
+      fail(ql.mnemonic, "the tensor store form of `cp.async.bulk.tensor` copies `.global.shared::cta`" + sec);
+    tileMode(in, ql, sec);
+    if (!in.hasFlag("bulk_group"))
+      fail(ql.mnemonic, "the tensor store (`.global.shared::cta`) completes through `.bulk_group`" + sec);
+    if (in.hasFlag("multicast::cluster")) bad(ql, "multicast", "a tensor store has no `.multicast::cluster`" + sec);
+    tensorStoreOperands(in, ql, mn, sec);
+  }
+
+  /// cp.reduce.async.bulk (PTX ISA 9.2 §9.7.9.25.4.2): `.shared::cluster.shared::cta.mbarrier::complete_tx::bytes`
+  /// `[dst], [src], size, [mbar]` or `.global.shared::cta.bulk_group{.L2::cache_hint}` `[dst], [src], size{,
+  /// policy}`, with the redOp / type combinations of the section's table. Floating-point and `.noftz` forms are
+  /// not modelled (a litmus value is an integer).
+  void validateBulkReduce(const OpInfo& op, Instr& in, const QualLocs& ql) {
+    const std::string sec = " (PTX ISA 9.2 §9.7.9.25.4.2)", mn = "cp.reduce.async.bulk";
+    requireFlag(op, in, ql, "completion", "a completion mechanism (.mbarrier::complete_tx::bytes or .bulk_group)");
+    const bool mb = in.hasFlag("mbarrier::complete_tx::bytes");
+    if (in.srcSpace != Space::SharedCta)
+      fail(ql.mnemonic, "`" + mn +
+                            "` reduces from `.shared::cta` (`.shared::cluster.shared::cta` or "
+                            "`.global.shared::cta`)" +
+                            sec);
+    if (mb && in.space != Space::SharedCluster)
+      bad(ql, "completion", "`.mbarrier::complete_tx::bytes` goes with the `.shared::cluster` destination" + sec);
+    if (!mb && in.space != Space::Global)
+      bad(ql, "completion", "`.bulk_group` goes with the `.global` destination" + sec);
+    cacheHintOnly(in, ql, mn, sec);
+    if (mb && in.hasFlag("L2::cache_hint"))
+      bad(ql, "hints", "the `.shared::cluster` form takes no `.L2::cache_hint`" + sec);
+    const std::string o = bulkRedOp(op, in, ql, sec);
+    if (in.type == DataType::None) fail(ql.mnemonic, "`" + mn + "` needs a type" + sec);
+    auto typed = [&](std::initializer_list<DataType> types, const char* list) {
+      for (DataType t : types)
+        if (t == in.type) return;
+      bad(ql, "type",
+          "`" + mn + (mb ? ".shared::cluster" : ".global") + "." + o + "` accepts " + list +
+              (in.type == DataType::F32 || in.type == DataType::F64
+                   ? " (floating-point reductions are not modelled: a litmus value is an integer)"
+                   : "") +
+              sec);
+    };
+    if (o == "inc" || o == "dec") {
+      typed({DataType::U32}, ".u32");
+    } else if (o == "min" || o == "max") {
+      if (mb)
+        typed({DataType::U32, DataType::S32}, ".u32 .s32");
+      else
+        typed({DataType::U32, DataType::S32, DataType::U64, DataType::S64}, ".u32 .s32 .u64 .s64");
+    } else if (o == "and" || o == "or" || o == "xor") {
+      if (mb)
+        typed({DataType::B32}, ".b32");
+      else
+        typed({DataType::B32, DataType::B64}, ".b32 .b64");
+    } else {  // add
+      typed({DataType::U32, DataType::S32, DataType::U64}, ".u32 .s32 .u64");
+    }
+    const size_t want = mb ? 4 : 3 + (in.hasFlag("L2::cache_hint") ? 1 : 0);
+    operandCount(in, ql, want,
+                 mb ? "[dstMem], [srcMem], size, [mbar]"
+                    : std::string("[dstMem], [srcMem], size") + (in.hasFlag("L2::cache_hint") ? ", cache-policy" : ""),
+                 sec);
+    if (mb && in.operands[3].kind != Operand::Kind::Addr)
+      throw DiagnosticError(in.operands[3].src, "expected the mbarrier address `[mbar]`" + sec);
+  }
+
+  /// cp.reduce.async.bulk.tensor (PTX ISA 9.2 §9.7.9.25.5.3): `.Nd.global.shared::cta.redOp{.tile}.bulk_group
+  /// {.L2::cache_hint} [tensorMap, {coords}], [srcMem]{, policy}`; no type (the map gives the element type).
+  void validateTensorReduce(const OpInfo& op, Instr& in, const QualLocs& ql) {
+    const std::string sec = " (PTX ISA 9.2 §9.7.9.25.5.3)", mn = "cp.reduce.async.bulk.tensor";
+    requireFlag(op, in, ql, "dim", "a dimension (.1d, .2d, .3d, .4d or .5d)");
+    if (in.space != Space::Global || in.srcSpace != Space::SharedCta)
+      fail(ql.mnemonic, "`" + mn + "` reduces `.global.shared::cta`" + sec);
+    bulkRedOp(op, in, ql, sec);
+    tileMode(in, ql, sec);
+    requireFlag(op, in, ql, "completion", "the completion mechanism `.bulk_group`");
+    if (!in.hasFlag("bulk_group")) bad(ql, "completion", "`" + mn + "` completes through `.bulk_group`" + sec);
+    if (in.type != DataType::None)
+      bad(ql, "type", "`" + mn + "` takes no type: the tensor map gives the element type" + sec);
+    tensorStoreOperands(in, ql, mn, sec);
+  }
+
+  /// cp.async.bulk.prefetch.L2.global{.L2::cache_hint} `[srcMem], size{, policy}` (PTX ISA 9.2 §9.7.9.25.4.3) and
+  /// cp.async.bulk.prefetch.tensor.Nd.L2.global{.tile}{.L2::cache_hint} `[tensorMap, {coords}]{, policy}`
+  /// (§9.7.9.25.5.4).
+  void validateBulkPrefetch(const OpInfo& op, Instr& in, const QualLocs& ql) {
+    const bool tensor = op.id == OpId::CpAsyncBulkPrefetchTensor;
+    const std::string sec = " (PTX ISA 9.2 §" + std::string(op.isaSection) + ")", mn(op.mnemonic);
+    if (tensor) requireFlag(op, in, ql, "dim", "a dimension (.1d, .2d, .3d, .4d or .5d)");
+    requireFlag(op, in, ql, "prefetch_level", "the level `.L2`");
+    if (in.srcSpace != Space::Global) fail(ql.mnemonic, "`" + mn + "` prefetches from `.global` (`.L2.global`)" + sec);
+    if (tensor) tileMode(in, ql, sec);
+    cacheHintOnly(in, ql, mn, sec);
+    const bool hint = in.hasFlag("L2::cache_hint");
+    if (tensor) {
+      operandCount(in, ql, 1 + (hint ? 1 : 0), std::string("[tensorMap, {coords}]") + (hint ? ", cache-policy" : ""),
+                   sec);
+      tensorMapCoords(in, 0, mn, sec);
+    } else {
+      operandCount(in, ql, 2 + (hint ? 1 : 0), std::string("[srcMem], size") + (hint ? ", cache-policy" : ""), sec);
+      if (in.operands[0].kind != Operand::Kind::Addr)
+        throw DiagnosticError(in.operands[0].src, "expected the source address `[srcMem]`" + sec);
+    }
+  }
+
+  /// tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned `[dst], [src], 128`
+  /// (PTX ISA 9.2 §9.7.13.16): every qualifier is mandatory.
+  void validateTensormapCpFenceproxy(const OpInfo& op, Instr& in, const QualLocs& ql) {
+    const std::string sec = " (PTX ISA 9.2 §9.7.13.16)", mn = "tensormap.cp_fenceproxy";
+    if (in.space != Space::Global || in.srcSpace != Space::SharedCta)
+      fail(ql.mnemonic, "`" + mn + "` copies `.global.shared::cta`" + sec);
+    requireFlag(op, in, ql, "tmap_proxy", "the proxy kind `.tensormap::generic`");
+    if (in.sem != Sem::Release)
+      fail(in.sem == Sem::None ? ql.mnemonic : ql.at("sem"), "`" + mn + "` needs `.release`" + sec);
+    requireScope(op, in, ql, {Scope::Cta, Scope::Cluster, Scope::Gpu, Scope::Sys}, Scope::None);
+    requireFlag(op, in, ql, "sync", "the mandatory `.sync`");
+    requireFlag(op, in, ql, "aligned", "the mandatory `.aligned`");
+    operandCount(in, ql, 3, "[dst], [src], 128", sec);
+    for (size_t i = 0; i < 2; ++i)
+      if (in.operands[i].kind != Operand::Kind::Addr)
+        throw DiagnosticError(in.operands[i].src, "expected an address (`[dst]`, `[src]`)" + sec);
+    if (in.operands[2].kind != Operand::Kind::Imm || in.operands[2].imm != 128)
+      throw DiagnosticError(in.operands[2].src, "the size of `" + mn + "` is the immediate 128" + sec);
+  }
+
  private:
   const InstrContext& cx;
 };
@@ -1076,6 +1335,11 @@ ptx::Target requiredTarget(const Instr& in) {
     // No qualifier-specific minimum beyond the row's own (PtxOps.def).
     case OpId::StAsync:
     case OpId::RedAsync:
+    case OpId::CpReduceAsyncBulk:
+    case OpId::CpReduceAsyncBulkTensor:
+    case OpId::CpAsyncBulkPrefetch:
+    case OpId::CpAsyncBulkPrefetchTensor:
+    case OpId::TensormapCpFenceproxy:
     case OpId::Atom:
     case OpId::Red:
     case OpId::Tld:
@@ -1123,6 +1387,11 @@ ptx::Target requiredTarget(const Instr& in) {
     case OpId::Goto:
     case OpId::Ret:
     case OpId::Exit:
+    case OpId::BarWarpSync:
+    case OpId::ElectSync:
+    case OpId::GriddepLaunch:
+    case OpId::GriddepWait:
+    case OpId::Mapa:
     case OpId::Count_: break;
   }
   return t;

@@ -85,6 +85,9 @@ constexpr std::array<std::string_view, 6> kTcCpShapeVals = {"128x256b", "4x256b"
 constexpr std::array<std::string_view, 5> kTcShapeVals = {"32x32b", "16x64b", "16x128b", "16x256b", "16x32bx2"};
 constexpr std::array<std::string_view, 8> kTcNumVals = {"x1", "x2", "x4", "x8", "x16", "x32", "x64", "x128"};
 constexpr std::array<std::string_view, 1> kTcCommitVals = {"mbarrier::arrive::one"};
+// cp.async.bulk.prefetch{.tensor} (§9.7.9.25.4.3, §9.7.9.25.5.4), tensormap.cp_fenceproxy (§9.7.13.16)
+constexpr std::array<std::string_view, 1> kPrefetchLevelVals = {"L2"};
+constexpr std::array<std::string_view, 1> kTmapProxyVals = {"tensormap::generic"};
 
 struct Group {
   std::string_view name;
@@ -92,7 +95,7 @@ struct Group {
 };
 
 // Every qualifier group name used in PtxOps.def and the qualifiers it accepts.
-const std::array<Group, 43> kGroups = {{{"sem", kSemVals},
+const std::array<Group, 45> kGroups = {{{"sem", kSemVals},
                                         {"scope", kScopeVals},
                                         {"space", kSpaceVals},
                                         {"dstspace", kSpaceVals},
@@ -134,7 +137,9 @@ const std::array<Group, 43> kGroups = {{{"sem", kSemVals},
                                         {"tc_cp_shape", kTcCpShapeVals},
                                         {"tc_shape", kTcShapeVals},
                                         {"tc_num", kTcNumVals},
-                                        {"tc_commit", kTcCommitVals}}};
+                                        {"tc_commit", kTcCommitVals},
+                                        {"prefetch_level", kPrefetchLevelVals},
+                                        {"tmap_proxy", kTmapProxyVals}}};
 
 std::vector<std::string_view> split(std::string_view s, char sep) {
   std::vector<std::string_view> out;
@@ -188,6 +193,25 @@ bool groupAccepts(std::string_view group, std::string_view q) {
   return false;
 }
 
-std::vector<std::string_view> operandSignature(const OpInfo& op) { return split(op.operands, ','); }
+std::vector<std::string_view> operandSignature(const OpInfo& op) {
+  std::vector<std::string_view> out;
+  for (auto part : split(op.operands, ','))
+    for (auto code : split(part, '|')) out.push_back(code);
+  return out;
+}
+
+std::vector<char> operandSeparators(const OpInfo& op) {
+  std::vector<char> out;
+  char next = ' ';
+  for (char c : op.operands) {
+    if (c == ',' || c == '|') {
+      next = c;
+    } else if (next != 0) {
+      out.push_back(next);
+      next = 0;
+    }
+  }
+  return out;
+}
 
 }  // namespace ptxmm::ptx

@@ -105,7 +105,11 @@ struct OpInfo {
 /// True if `group` accepts the qualifier `q` (without the leading dot).
 [[nodiscard]] bool groupAccepts(std::string_view group, std::string_view q);
 
-/// The operand signature of an op split at ',' ("d", "a", "s?", ...).
+/// The operand signature of an op split at ',' and '|' ("d", "a", "s?", ...).
 [[nodiscard]] std::vector<std::string_view> operandSignature(const OpInfo& op);
+
+/// Per operand of the signature, the separator written before it: ' ' for the first, ',' or '|'
+/// (`elect.sync d|p, membermask`).
+[[nodiscard]] std::vector<char> operandSeparators(const OpInfo& op);
 
 }  // namespace ptxmm::ptx

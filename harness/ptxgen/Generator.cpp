@@ -8,7 +8,11 @@
 // Stress warps run the memory-stress loop, or (lanes below bankConflictLanes) the bank-conflict loop
 // on shared-memory rows in the banks of the test's shared cells. Locations accessed through the
 // surface / texture proxy are read and written with sust/suld (2D surface array over the location's
-// region) and tex.1d (linear texture over it): the objects' handles are kernel parameters.
+// region) and tex.1d (linear texture over it): the objects' handles are kernel parameters. The tensor
+// map of a cp.async.bulk.tensor is a CUtensorMap that the runner encodes per cell (Kernel::tensorMaps):
+// ptxmm_init copies the initial one into the map location's cell, and each litmus thread that copies
+// through a map acquires it in the tensormap proxy before its start barrier (PTX ISA 9.2 §8.9.4: the
+// tensormap proxy is not acquired at kernel start).
 // Each litmus instruction is written by its family's code in emit/ (emit/Emit.hpp); this file gives it
 // the thread's addresses, values and labels (ThreadCode).
 // A test with wgmma gets a warpgroup kernel (wg_): each litmus thread is run by the 128 threads of an aligned
@@ -83,6 +87,7 @@ WarpgroupRole warpgroupRole(const Instr& in) {
     case OpFamily::Fence:
     case OpFamily::ProxyFence:
     case OpFamily::Branch:
+    case OpFamily::Mapa:
     case OpFamily::Read: return WarpgroupRole::All;
     case OpFamily::Mbarrier:
       return in.op == OpId::MbarrierTestWait || in.op == OpId::MbarrierTryWait ? WarpgroupRole::All
@@ -91,12 +96,16 @@ WarpgroupRole warpgroupRole(const Instr& in) {
     case OpFamily::Rmw:
     case OpFamily::AsyncCopy:
     case OpFamily::AsyncGroup:
-    case OpFamily::AsyncStore: return WarpgroupRole::Leader;
+    case OpFamily::AsyncStore:
+    case OpFamily::AsyncBulk:
+    case OpFamily::TensormapCopy: return WarpgroupRole::Leader;
     case OpFamily::Barrier:
     case OpFamily::Clc:
     case OpFamily::Tcgen05:
     case OpFamily::Tcgen05Sync:
-    case OpFamily::Tcgen05Fence: return WarpgroupRole::Unsupported;
+    case OpFamily::Tcgen05Fence:
+    case OpFamily::WarpSync:
+    case OpFamily::GridDep: return WarpgroupRole::Unsupported;
   }
   return WarpgroupRole::Unsupported;
 }
@@ -141,6 +150,8 @@ class Generator {
   int sharedCell_ = 16;
   int globalCell_ = 4;
   bool tensorMapNote_ = false;  // the test uses tensormap.replace (128-byte cells, note added)
+  bool tensorCopy_ = false;     // the test has a cp.async.bulk.tensor (128-byte aligned shared cells)
+  std::map<int, int> tmapOf_;   // global location -> index into k_.tensorMaps
   // Per thread: the litmus registers also declared as .pred and as .b128 (emit::collectRegs).
   std::vector<std::set<std::string>> preds_, b128_;
   std::vector<std::map<std::string, litmus::LocRef>> addrRegs_;
@@ -296,7 +307,7 @@ class Generator {
               "a .tmem location is a shared cell standing for its address) and tcgen05.ld/st are .sync.aligned over "
               "a whole warp: the kernel is emitted and assembled only (PTX ISA 9.2 §9.7.16)";
         if (in.op == OpId::BarrierClusterArrive) ++arrives;
-        if (in.op == OpId::BarrierClusterArrive || in.op == OpId::BarrierClusterWait ||
+        if (in.op == OpId::BarrierClusterArrive || in.op == OpId::BarrierClusterWait || in.op == OpId::Mapa ||
             in.space == Space::SharedCluster)
           usesCluster = true;
         if (in.op == OpId::CpAsync || in.op == OpId::CpAsyncBulk)
@@ -312,6 +323,12 @@ class Generator {
           k_.notes.push_back(
               "tensormap.replace: locations are 128-byte cells; the tensor-map layout is opaque, so values read from a "
               "tensor-map location are not the model's descriptor versions");
+        }
+        if (tensorOp(in.op)) {
+          // The map is a 128-byte CUtensorMap; the shared destination of a tensor copy is 128-byte aligned
+          // (CUDA Programming Guide, "Tensor Memory Access": alignment requirements of bulk tensor copies).
+          maxCopy = std::max(maxCopy, 128);
+          tensorCopy_ = true;
         }
         collectRegs(static_cast<int>(ti), in);
         for (const auto& o : in.operands)
@@ -402,8 +419,10 @@ class Generator {
         addrRegs_[ri.thread][ri.reg] = *ri.addressOf;
       }
     }
+    mapaAddresses();
 
     checkProxyAccesses();
+    analyseTensorMaps();
 
     // Observed terms and the result record.
     int word = 0;
@@ -427,6 +446,10 @@ class Generator {
         } else {
           ot.source = TermSource::GlobalLoc;
           ot.globalLoc = it->second.index;
+          if (tmapOf_.count(it->second.index))
+            fail({test_.file, 1, 1}, "the final value of '" + term.loc.name +
+                                         "' is observed, but it holds a tensor map: on the device its cells hold "
+                                         "128-byte CUtensorMaps, not the model's descriptor versions");
           if (const Instr* w = surfaceWriter(it->second.index))
             fail(w->src, "the final value of '" + term.loc.name + "' is observed, but " +
                              std::string(spellProxyOp(*w)) +
@@ -452,6 +475,42 @@ class Generator {
           emit::wgmmaAccumulator(*st.instr).kind == Operand::Kind::Reg)
         accs.insert(emit::wgmmaAccumulator(*st.instr).name);
     return accs;
+  }
+
+  /// `mapa d, a, b` (PTX ISA 9.2 §9.7.9.23): d holds the copy of a's shared variable in the CTA of rank b
+  /// of the thread's cluster. Addresses are static here as in the lowering, so b must be an integer and d
+  /// an address register assigned once.
+  void mapaAddresses() {
+    for (size_t t = 0; t < test_.threads.size(); ++t)
+      for (const auto& st : test_.threads[t].code) {
+        if (!st.instr || st.instr->op != OpId::Mapa) continue;
+        const Instr& in = *st.instr;
+        if (in.operands.size() != 3) fail(in.src, "mapa takes d, a, b");
+        const Operand& d = in.operands[0];
+        const Operand& a = in.operands[1];
+        const Operand& b = in.operands[2];
+        if (b.kind != Operand::Kind::Imm)
+          fail(b.src, "the stress kernel needs the CTA rank of `mapa` as an integer (its addresses are static)");
+        litmus::LocRef ref;
+        if (a.kind == Operand::Kind::Loc) {
+          ref = a.loc;
+        } else if (auto it = addrRegs_[t].find(a.name); a.kind == Operand::Kind::Reg && it != addrRegs_[t].end()) {
+          ref = it->second;
+        } else {
+          fail(a.src, "the source of `mapa` must be a shared variable or a register initialised with its address");
+        }
+        const int myCta = test_.threads[t].where.cta;
+        int target = -1;
+        for (const auto& [cta, rank] : ctaRank_)
+          if (ctaCluster_.at(cta) == ctaCluster_.at(myCta) && rank == b.imm) target = cta;
+        if (target < 0)
+          fail(b.src, "CTA rank " + std::to_string(b.imm) + " names no CTA of the thread's cluster in this test");
+        ref.cta = target;
+        if (addrRegs_[t].count(d.name))
+          fail(d.src, "address register '" + d.name +
+                          "' is assigned more than once: the stress kernel resolves addresses statically");
+        addrRegs_[t][d.name] = ref;
+      }
   }
 
   void collectRegs(int t, const Instr& in) {
@@ -586,6 +645,176 @@ class Generator {
              physical + "'" + why + "; the test cannot be run on hardware");
   }
 
+  // ---------------------------------------------------------------- tensor maps
+  /// The instructions that name a tensor map `[tensorMap, {coords}]`.
+  static bool tensorOp(OpId op) {
+    return op == OpId::CpAsyncBulkTensor || op == OpId::CpReduceAsyncBulkTensor ||
+           op == OpId::CpAsyncBulkPrefetchTensor;
+  }
+
+  /// The `[tensorMap, {coords}]` operand of a tensor copy, reduction or prefetch (nullptr if it has none).
+  static const Operand* tensorMapOperand(const Instr& in) {
+    for (const auto& op : in.operands)
+      if (op.kind == Operand::Kind::Addr && !op.elems.empty()) return &op;
+    return nullptr;
+  }
+
+  /// The tensor maps (Kernel::tensorMaps): every global location that a tensor copy, reduction or prefetch
+  /// names as its map, its rank, its descriptor versions or the tensor location it writes; refuses the
+  /// uses of a map that have no device form.
+  void analyseTensorMaps() {
+    std::map<int, const Instr*> loadOf;  // map -> a tensor load through it
+    for (const auto& th : test_.threads)
+      for (const auto& st : th.code) {
+        if (!st.instr || !tensorOp(st.instr->op)) continue;
+        const Instr& in = *st.instr;
+        const std::string mnemonic(ptx::opInfo(in.op).mnemonic);
+        const Operand* m = tensorMapOperand(in);
+        if (m == nullptr) fail(in.src, mnemonic + " without its `[tensorMap, {coords}]` operand");
+        if (!m->baseReg.empty())
+          fail(m->src, "the tensor map of " + mnemonic +
+                           " must name a location (not an address register): the runner encodes a CUtensorMap into "
+                           "that location's cells");
+        auto target = targetOf(*m);
+        if (!target) fail(m->src, "unknown location '" + m->loc.name + "'");
+        if (target->shared)
+          fail(m->src, "'" + m->loc.name + "' is in shared memory, but the tensor map of " + mnemonic +
+                           " resides in .param, .const or .global space (PTX ISA 9.2 §9.7.9.25.5.2)");
+        if (m->imm != 0) fail(m->src, "an offset into a tensor map is not a tensor map");
+        for (const auto& c : m->elems)
+          if (c.kind != Operand::Kind::Imm || c.imm != 0)
+            fail(c.src,
+                 "tensor coordinate: the stress kernel's tensor is one 16-byte box at coordinate 0 (coordinates are "
+                 "not modelled, docs/lowering.md \"Tensor maps\"), so only the coordinate 0 can be run");
+        const int rank = static_cast<int>(m->elems.size());
+        auto [it, fresh] = tmapOf_.emplace(target->index, static_cast<int>(k_.tensorMaps.size()));
+        if (fresh) {
+          TensorMapSpec spec;
+          spec.globalLoc = target->index;
+          spec.rank = rank;
+          spec.versions = {k_.globals[target->index].init};
+          k_.tensorMaps.push_back(spec);
+        } else if (k_.tensorMaps[it->second].rank != rank) {
+          fail(in.src, "'" + m->loc.name + "' is the map of copies of different ranks (." +
+                           std::to_string(k_.tensorMaps[it->second].rank) + "d and ." + std::to_string(rank) +
+                           "d): one encoded CUtensorMap has one rank");
+        }
+        TensorMapSpec& spec = k_.tensorMaps[it->second];
+        const bool writes =
+            in.op == OpId::CpReduceAsyncBulkTensor || (in.op == OpId::CpAsyncBulkTensor && in.space == Space::Global);
+        if (in.op == OpId::CpAsyncBulkTensor && !writes) loadOf.emplace(target->index, &in);
+        if (writes) {
+          // The tensor written through the map is the location `<map>_tensor` (docs/lowering.md "Tensor maps").
+          const std::string tensor = m->loc.name + "_tensor";
+          auto t = locs_.find(tensor);
+          if (t == locs_.end() || t->second.shared || aliasProxy_.count(tensor))
+            fail(in.src, mnemonic + " writes the tensor that '" + m->loc.name + "' locates, the global location '" +
+                             tensor + "' (docs/lowering.md \"Tensor maps\"), which the test does not declare");
+          spec.tensorLoc = t->second.index;
+        }
+        if (spec.tensorLoc >= 0 && loadOf.count(target->index))
+          fail(loadOf.at(target->index)->src,
+               "'" + m->loc.name +
+                   "' is loaded through (the copy delivers its descriptor version) and written "
+                   "through (into '" +
+                   m->loc.name + "_tensor'): one encoded CUtensorMap per cell cannot realise both");
+      }
+    if (tmapOf_.empty()) return;
+    version_ = std::max(version_, 83);  // the prologue's fence.proxy.tensormap::generic (PTX ISA 8.3)
+    // The uses of the maps: the copies, the tensormap proxy fences, the updates that install a version.
+    for (size_t t = 0; t < test_.threads.size(); ++t)
+      for (const auto& st : test_.threads[t].code) {
+        if (!st.instr) continue;
+        const Instr& in = *st.instr;
+        for (const auto& op : in.operands) {
+          if (op.kind != Operand::Kind::Addr && op.kind != Operand::Kind::Loc) continue;
+          std::optional<LocTarget> target;
+          if (!op.baseReg.empty()) {
+            auto r = addrRegs_[t].find(op.baseReg);
+            if (r != addrRegs_[t].end() && locs_.count(r->second.name)) target = locs_.at(r->second.name);
+          } else {
+            target = targetOf(op);
+          }
+          if (!target || target->shared || !tmapOf_.count(target->index)) continue;
+          if (!op.baseReg.empty() || op.kind == Operand::Kind::Loc)
+            fail(op.src, "'" + k_.globals[target->index].name +
+                             "' holds a tensor map: its address is used only as the operand of the instructions "
+                             "that take a tensor map (an address register or an address value has no device form)");
+          installVersion(in, op, k_.tensorMaps[tmapOf_.at(target->index)]);
+        }
+      }
+    for (const auto& ri : test_.regInits)
+      if (ri.addressOf && locs_.count(ri.addressOf->name) && !locs_.at(ri.addressOf->name).shared &&
+          tmapOf_.count(locs_.at(ri.addressOf->name).index))
+        fail(ri.src, "a register holds the address of '" + ri.addressOf->name +
+                         "', which holds a tensor map: the stress kernel uses a map's address only as an operand");
+    int slot = 0;
+    for (auto& spec : k_.tensorMaps) {
+      spec.firstSlot = slot;
+      slot += static_cast<int>(spec.versions.size());
+    }
+    k_.tensorSlots = slot;
+  }
+
+  /// `in` uses tensor map `spec` through operand `op`: a copy or a tensormap fence, or an update that
+  /// installs a descriptor version (added to spec.versions); anything else is refused with the reason.
+  void installVersion(const Instr& in, const Operand& op, TensorMapSpec& spec) {
+    const std::string name = k_.globals[spec.globalLoc].name;
+    const std::string mnemonic(ptx::opInfo(in.op).mnemonic);
+    auto add = [&](const Operand& v) {
+      if (v.kind != Operand::Kind::Imm)
+        fail(v.src, mnemonic + " installs a descriptor version in '" + name +
+                        "', which a cp.async.bulk.tensor reads: the version must be an integer, which the kernel "
+                        "turns into the address of that version's tensor (docs/hardware/README.md \"Tensor maps\")");
+      if (spec.slotOf(v.imm) < 0) spec.versions.push_back(v.imm);
+    };
+    if (spec.tensorLoc >= 0 && (in.op == OpId::TensormapReplace || in.op == OpId::St))
+      fail(in.src, mnemonic + " installs a descriptor in '" + name +
+                       "', which a tensor store or reduction writes "
+                       "through: the kernel encodes that map over '" +
+                       name + "_tensor' only (one descriptor version)");
+    switch (in.op) {
+      case OpId::CpAsyncBulkTensor:
+      case OpId::CpReduceAsyncBulkTensor:
+      case OpId::CpAsyncBulkPrefetchTensor:
+      case OpId::FenceProxyTmap: return;
+      case OpId::TensormapCpFenceproxy:
+        fail(in.src, "tensormap.cp_fenceproxy writes a descriptor from shared memory into '" + name +
+                         "', which a tensor copy reads: the shared-memory descriptor would have to be a CUtensorMap "
+                         "that the runner encoded, and the stress kernel places the encoded maps in global memory "
+                         "only");
+      case OpId::TensormapReplace:
+        if (!in.hasFlag("global_address")) {
+          std::string field = "?";
+          for (auto f : ptx::qualifierGroupValues("tmap_field"))
+            if (in.hasFlag(f)) field = f;
+          fail(in.src, "tensormap.replace." + field + " on '" + name +
+                           "', which a cp.async.bulk.tensor reads: the stress kernel realises a descriptor version "
+                           "as the tensor that the map's .global_address locates, so only "
+                           "tensormap.replace.tile.global_address can install one on hardware");
+        }
+        return add(in.operands.back());
+      case OpId::St:
+        if (in.sem != ptx::Sem::None && in.sem != ptx::Sem::Weak)
+          fail(in.src, "a " + std::string(ptx::toString(in.sem)) + " st to '" + name +
+                           "', which holds a tensor map: a new descriptor is 128 bytes, written by weak stores on "
+                           "the device, so only a weak st can stand for it");
+        if (&op != &in.operands[0]) break;
+        return add(in.operands.back());
+      default: break;
+    }
+    fail(in.src, mnemonic + " accesses '" + name +
+                     "', which holds a tensor map: on the device its cells are 128-byte CUtensorMaps, so only the "
+                     "tensor copies, reductions and prefetches, tensormap.replace.tile.global_address, a weak st of "
+                     "a descriptor version and fence.proxy.tensormap::generic can use it");
+  }
+
+  /// The tensor map held by global location l (nullptr: none).
+  const TensorMapSpec* tensorMapAt(int l) const {
+    auto it = tmapOf_.find(l);
+    return it == tmapOf_.end() ? nullptr : &k_.tensorMaps[it->second];
+  }
+
   // ---------------------------------------------------------------- emission helpers
   std::ostream& o() { return *out_; }
   std::string cfgLoad(const std::string& dst, int index) {
@@ -594,10 +823,12 @@ class Generator {
 
   void emitInit(std::ostringstream& s) {
     s << "// Writes the initial value of every global location into all instance cells.\n";
-    s << ".visible .entry " << k_.initEntry << "(.param .u64 p_mem, .param .u64 p_cfg)\n{\n";
-    s << "  .reg .pred %p<2>;\n  .reg .b32 %r<6>;\n  .reg .b64 %rd<12>;\n";
+    s << ".visible .entry " << k_.initEntry << "(.param .u64 p_mem, .param .u64 p_cfg"
+      << (k_.tensorMaps.empty() ? "" : std::string(", .param .u64 ") + tmap::kParam) << ")\n{\n";
+    s << "  .reg .pred %p<2>;\n  .reg .b32 %r<6>;\n  .reg .b64 %rd<14>;\n";
     s << "  ld.param.u64 %rd1, [p_mem];\n  cvta.to.global.u64 %rd1, %rd1;\n";
     s << "  ld.param.u64 %rd2, [p_cfg];\n  cvta.to.global.u64 %rd2, %rd2;\n";
+    if (!k_.tensorMaps.empty()) s << "  ld.param.u64 %rd10, [" << tmap::kParam << "];\n";
     s << "  mov.u32 %r1, %ctaid.x;\n  mov.u32 %r2, %ntid.x;\n  mov.u32 %r3, %tid.x;\n  mov.u32 %r4, %nctaid.x;\n";
     s << "  mad.lo.u32 %r5, %r1, %r2, %r3;\n  cvt.u64.u32 %rd3, %r5;\n  mul.wide.u32 %rd4, %r4, %r2;\n";
     s << "  ld.global.u64 %rd5, [%rd2+" << cfg::kInstances * 8 << "];\n";
@@ -606,6 +837,15 @@ class Generator {
     for (size_t l = 0; l < k_.globals.size(); ++l) {
       s << "  ld.global.u64 %rd7, [%rd2+" << (cfg::kLocPerm + 3 * l + 2) * 8 << "];\n";
       s << "  mad.lo.u64 %rd8, %rd3, %rd6, %rd7;\n  add.u64 %rd8, %rd8, %rd1;\n";
+      if (const TensorMapSpec* spec = tensorMapAt(static_cast<int>(l))) {
+        // The cell's initial CUtensorMap (descriptor version versions[0]) from the tensor buffer.
+        s << "  mad.lo.u64 %rd9, %rd3, " << tmap::recordBytes(k_.tensorSlots) << ", %rd10;\n";
+        s << "  add.u64 %rd9, %rd9, " << tmap::mapOffset(spec->firstSlot) << ";\n";
+        for (int b = 0; b < tmap::kMapBytes; b += 16)
+          s << "  ld.v2.u64 {%rd12, %rd13}, [%rd9+" << b << "];\n  st.global.v2.u64 [%rd8+" << b
+            << "], {%rd12, %rd13};\n";
+        continue;
+      }
       s << "  mov.u64 %rd9, " << k_.globals[l].init << ";\n";
       if (globalCell_ >= 8)
         s << "  st.global.u64 [%rd8], %rd9;\n";
@@ -685,11 +925,13 @@ class Generator {
          " .param .u64 p_samples, .param .u64 p_scratch";
     for (const auto& b : k_.bindings) s << ", .param .u64 " << b.param;
     if (k_.surfaceMap) s << ", .param .u64 " << surf::kMapParam;
+    if (!k_.tensorMaps.empty()) s << ", .param .u64 " << tmap::kParam;
     s << ")\n";
     s << "  .maxntid " << k_.blockDim << ", 1, 1\n";
     if (k_.clustered) s << "  .explicitcluster\n  .reqnctapercluster " << k_.clusterDim << ", 1, 1\n";
     s << "{\n";
-    if (k_.sharedBytes > 0) s << "  .shared .align " << (wg_ ? 128 : 16) << " .b8 smem[" << k_.sharedBytes << "];\n";
+    if (k_.sharedBytes > 0)
+      s << "  .shared .align " << (tensorCopy_ || wg_ ? 128 : 16) << " .b8 smem[" << k_.sharedBytes << "];\n";
     s << "  .reg .pred %p<8>;\n  .reg .pred %ps<3>;\n  .reg .pred %pt;\n  .reg .pred %pspin;\n";
     s << "  .reg .b32 %r<8>;\n  .reg .b32 %x<8>;\n  .reg .b64 %rd<16>;\n  .reg .b64 %y<8>;\n";
     s << "  .reg .b64 %mem, %cfg, %res, %ctr, %hist, %smp, %scr, %inst, %N, %Q, %sIt, %sPat, %sNl, %sLw, %sAs, %sK, "
@@ -703,6 +945,8 @@ class Generator {
     for (const auto& [l, b] : texBind_) s << "  .reg .b64 %ht" << l << ";\n  .reg .b32 %ti" << l << ";\n";
     if (k_.surfaceMap) s << "  .reg .b64 %smap;\n";
     if (wg_) s << "  .reg .pred %plead;  // the warpgroup's thread 0\n  .reg .pred %ptimed;\n  .reg .f32 %wfs;\n";
+    if (!k_.tensorMaps.empty()) s << "  .reg .b64 %tbuf;\n";
+    for (const auto& spec : k_.tensorMaps) s << "  .reg .b64 %tr" << spec.globalLoc << ";\n";
     if (bcLanes_ > 0) s << "  .reg .b64 %bIt, %bPat, %bK;\n  .reg .b32 %bRow, %bA;\n  .reg .pred %pb<3>;\n";
     for (size_t l = 0; l < shared_.size(); ++l) {
       s << "  .reg .b32 %sa" << l << ";\n";
@@ -741,6 +985,7 @@ class Generator {
     for (const auto& [l, b] : surBind_) s << "  ld.param.u64 %hs" << l << ", [" << k_.bindings[b].param << "];\n";
     for (const auto& [l, b] : texBind_) s << "  ld.param.u64 %ht" << l << ", [" << k_.bindings[b].param << "];\n";
     if (k_.surfaceMap) s << "  ld.param.u64 %smap, [" << surf::kMapParam << "];\n  cvta.to.global.u64 %smap, %smap;\n";
+    if (!k_.tensorMaps.empty()) s << "  ld.param.u64 %tbuf, [" << tmap::kParam << "];\n";  // generic
     s << "  mov.u32 %mytid, %tid.x;\n  shr.u32 %warp, %mytid, 5;\n  and.b32 %lane, %mytid, 31;\n  mov.s32 %lt, -1;\n";
     if (wg_) s << "  and.b32 %r1, %mytid, " << 32 * kWarpgroupWarps - 1 << ";\n  setp.eq.u32 %plead, %r1, 0;\n";
     if (k_.clustered)
@@ -890,7 +1135,8 @@ class Generator {
   }
 
   /// %dst = address of global location l's cell for %inst. With `proxyCoords`, also the cell's
-  /// surface coordinates (%sx<l>, %sy<l> from the surface map) and texture element (%ti<l>).
+  /// surface coordinates (%sx<l>, %sy<l> from the surface map), texture element (%ti<l>) and tensor
+  /// record (%tr<l>, the generic address of the cell's record in the tensor buffer).
   void emitGlobalAddr(int l, const std::string& dst, bool proxyCoords = false) {
     o() << "  ld.global.u64 %y1, [%cfg+" << (cfg::kLocPerm + 3 * l) * 8 << "];\n";
     o() << "  ld.global.u64 %y2, [%cfg+" << (cfg::kLocPerm + 3 * l + 1) * 8 << "];\n";
@@ -901,6 +1147,8 @@ class Generator {
       o() << "  mad.lo.u64 %y6, %y5, 8, %smap;\n  ld.global.v2.u32 {%sx" << l << ", %sy" << l << "}, [%y6];\n";
     if (proxyCoords && texBind_.count(l))
       o() << "  mul.lo.u64 %y6, %y5, %y4;\n  shr.u64 %y6, %y6, 2;\n  cvt.u32.u64 %ti" << l << ", %y6;\n";
+    if (proxyCoords && tmapOf_.count(l))
+      o() << "  mad.lo.u64 %tr" << l << ", %y5, " << tmap::recordBytes(k_.tensorSlots) << ", %tbuf;\n";
     o() << "  mad.lo.u64 %y5, %y5, %y4, %y3;\n";
     o() << "  add.u64 " << dst << ", %y5, %mem;\n";
   }
@@ -931,11 +1179,31 @@ class Generator {
     return {"[%sr" + std::to_string(tgt.index) + "_" + std::to_string(cta) + offs + "]", Space::SharedCluster};
   }
 
+  /// The generic address of global location operand `op` (cvta written now into %y6): "[%y6+off]".
+  std::string genericAddress(int t, const Instr& in, const Operand& op) {
+    auto a = address(t, in, op);
+    if (a.space != Space::Global)
+      fail(op.src, "'" + (op.baseReg.empty() ? op.loc.name : op.baseReg) + "' must be a global location here");
+    const std::string text = a.text.substr(1, a.text.size() - 2);  // "%ga0+4"
+    const size_t plus = text.find_first_of("+-");
+    o() << "  cvta.global.u64 %y6, " << text.substr(0, plus) << ";\n";
+    return "[%y6" + (plus == std::string::npos ? std::string() : text.substr(plus)) + "]";
+  }
+
+  emit::TensorMapRef tensorMapRef(const Operand& op) const {
+    if (!op.baseReg.empty() || !locs_.count(op.loc.name) || locs_.at(op.loc.name).shared) return {};
+    const int l = locs_.at(op.loc.name).index;
+    const TensorMapSpec* spec = tensorMapAt(l);
+    if (spec == nullptr) return {};
+    return {spec, "%tr" + std::to_string(l), k_.tensorSlots};
+  }
+
   int64_t specialValue(int t, const Operand& op) {
     const auto& th = test_.threads[t];
     const auto& p = places_[t];
     const std::string& n = op.name;
     if (n == "%tid.x") return p.ctaThreads > 1 ? p.ctaIndexInCta : 0;
+    if (n == "%laneid") return p.sub;  // the litmus lane (lowering: the position among the warp's threads)
     if (n == "%tid.y" || n == "%tid.z" || n == "%ctaid.y" || n == "%ctaid.z") return 0;
     if (n == "%ctaid.x") return th.where.cta;
     if (n == "%cluster_ctaid.x" || n == "%cluster_ctarank") return ctaRank_.at(th.where.cta);
@@ -993,6 +1261,15 @@ class Generator {
           }
     for (const auto& [r, ref] : addrRegs_[t]) noteLoc(ref);
     for (int l : globalsUsed) emitGlobalAddr(l, "%ga" + std::to_string(l), true);
+    // The maps this thread copies through were written by ptxmm_init (generic stores, an earlier
+    // kernel): the tensormap proxy is not acquired at kernel start (PTX ISA 9.2 §8.9.4), so the thread
+    // acquires them, as the model's initial descriptor is visible to every proxy.
+    std::set<int> copiedMaps;
+    for (const auto& st : th.code)
+      if (st.instr && tensorOp(st.instr->op))
+        if (const Operand* m = tensorMapOperand(*st.instr)) copiedMaps.insert(locs_.at(m->loc.name).index);
+    for (int l : copiedMaps)
+      o() << "  cvta.global.u64 %y6, %ga" << l << ";\n  fence.proxy.tensormap::generic.acquire.gpu [%y6], 128;\n";
     for (int l : sharedUsed)
       o() << "  mad.lo.u32 %sa" << l << ", %rawSlot, " << sharedCell_ << ", %sbase;\n  add.u32 %sa" << l << ", %sa" << l
           << ", " << l * slots_ * sharedCell_ << ";\n";
@@ -1136,9 +1413,15 @@ class Generator {
     emit::Address address(const Instr& in, const Operand& op) override { return gen_.address(t_, in, op); }
     std::string value(const Operand& op, int bits, int& tmp) override { return gen_.src(t_, op, bits, tmp); }
     [[nodiscard]] int globalIndex(const Operand& op) const override { return gen_.locs_.at(op.loc.name).index; }
+    std::string genericAddress(const Instr& in, const Operand& op) override { return gen_.genericAddress(t_, in, op); }
+    [[nodiscard]] emit::TensorMapRef tensorMap(const Operand& op) const override { return gen_.tensorMapRef(op); }
     [[noreturn]] void failConstant(const Instr& in, const Operand& loc) override { gen_.failConstant(in, loc); }
     [[nodiscard]] emit::Shape shape() const override {
-      return {gen_.opt_.groupsPerBlock, gen_.places_[t_].ctaThreads, gen_.laneStride_};
+      int warpLanes = 0;  // litmus threads in this thread's warp
+      for (size_t u = 0; u < gen_.places_.size(); ++u)
+        warpLanes += gen_.test_.threads[u].where.cta == gen_.test_.threads[t_].where.cta &&
+                     gen_.places_[u].wig == gen_.places_[t_].wig;
+      return {gen_.opt_.groupsPerBlock, gen_.places_[t_].ctaThreads, gen_.laneStride_, gen_.places_[t_].sub, warpLanes};
     }
     void jump(const Operand& target, const std::string& guard) override {
       gen_.emitJump(t_, pos, labels_, target, guard);

@@ -69,6 +69,58 @@ inline constexpr uint64_t kRegionAlign = uint64_t{kArrayWidth} * kRowAlign * 4; 
 inline constexpr const char* kMapParam = "p_surmap";  ///< u32 pairs {x in bytes, y} per cell index
 }  // namespace surf
 
+/// A tensor map of the test: a global location that a `cp.async.bulk.tensor` names as its tensor map
+/// (docs/hardware/README.md "Tensor maps"). The litmus abstraction (docs/lowering.md "Tensor maps") gives
+/// the location a descriptor version v; on the device each instance's cell of the location (128 bytes)
+/// holds a real CUtensorMap that the runner encodes with cuTensorMapEncodeTiled, and version v is the
+/// tensor that map locates: one 16-byte box of .u32 elements whose first 8 bytes hold v (then zeros), so
+/// the copy's destination tells which descriptor the TMA used. A map that a tensor store or reduction
+/// writes through locates instead the first 16 bytes of its tensor location's cell (tensorLoc). Every version that the
+/// test installs
+/// (`tensormap.replace.tile.global_address [map], v`, `st [map], v`) has its own encoded map and box per
+/// cell, in the tensor buffer (kernel parameter tmap::kParam, layout in namespace tmap).
+struct TensorMapSpec {
+  int globalLoc = -1;             ///< index into Kernel::globals of the location holding the map
+  int rank = 1;                   ///< 1 or 2: the `.dim` of the copies through it (one box either way)
+  std::vector<int64_t> versions;  ///< the descriptor versions: [0] the initial value, then those installed
+  int firstSlot = 0;              ///< the record slot of versions[0] (versions[i] is slot firstSlot + i)
+  /// Kernel::globals index of the map's tensor `<map>_tensor` when a tensor store or reduction writes
+  /// through the map (docs/lowering.md "Tensor maps"): its maps then locate that location's cell of the
+  /// same index (the runner gives both locations one permutation), and versions is {the initial value}.
+  int tensorLoc = -1;
+
+  /// The record slot of version `v` (-1 if the test never installs it).
+  [[nodiscard]] int slotOf(int64_t v) const {
+    for (size_t i = 0; i < versions.size(); ++i)
+      if (versions[i] == v) return firstSlot + static_cast<int>(i);
+    return -1;
+  }
+};
+
+/// Layout of the tensor buffer shared by the generator and the runner: one record per cell index c
+/// (the cell of a location an instance uses, 0..N-1), at c * recordBytes(slots): first the `slots`
+/// encoded maps (128 bytes each; a map of slot s points at the box of slot s of the same record), then
+/// the `slots` boxes (16 bytes each). The runner writes the buffer once per run; ptxmm_init copies the
+/// map of versions[0] into the map location's cell before every launch, and `st [map], v` copies the
+/// map of version v (a 128-byte descriptor written by generic stores, as the host or an earlier kernel
+/// writes one).
+namespace tmap {
+inline constexpr int kMapBytes = 128;  ///< sizeof(CUtensorMap) (PTX ISA 9.2 §5.5.8: a 128-byte opaque object)
+inline constexpr int kMapAlign = 64;   ///< a CUtensorMap's alignment (cuTensorMapEncodeTiled)
+inline constexpr int kBoxBytes = 16;   ///< one box: the complete-tx count of a litmus tensor copy
+inline constexpr int kElemBytes = 4;   ///< .u32 elements (CU_TENSOR_MAP_DATA_TYPE_UINT32)
+inline constexpr const char* kParam = "p_tmap";
+/// Bytes of one cell's record, a multiple of 128 so that every map stays 64-byte aligned.
+[[nodiscard]] constexpr uint64_t recordBytes(int slots) {
+  const uint64_t raw = static_cast<uint64_t>(slots) * (kMapBytes + kBoxBytes);
+  return (raw + 127) / 128 * 128;
+}
+[[nodiscard]] constexpr uint64_t mapOffset(int slot) { return static_cast<uint64_t>(slot) * kMapBytes; }
+[[nodiscard]] constexpr uint64_t boxOffset(int slots, int slot) {
+  return static_cast<uint64_t>(slots) * kMapBytes + static_cast<uint64_t>(slot) * kBoxBytes;
+}
+}  // namespace tmap
+
 /// A generated PTX module and what the runner needs to launch it.
 struct Kernel {
   std::string ptx;                       ///< the complete module text
@@ -97,6 +149,10 @@ struct Kernel {
   /// Non-empty: the module assembles but must not be launched, for this reason (the runner skips it with
   /// it): tcgen05 tests, wgmma with scale-d 1, and what a warpgroup kernel does not translate (Generator.cpp).
   std::string notRunnable;
+
+  // Tensor maps: parameter tmap::kParam of both entries follows the others when there are any.
+  std::vector<TensorMapSpec> tensorMaps;  ///< the maps the runner encodes (cp.async.bulk.tensor)
+  int tensorSlots = 0;                    ///< maps (and boxes) per record of the tensor buffer (namespace tmap)
 };
 
 /// The shared-memory operand tiles of wgmma.mma_async.m64n8k16.f16 in a warpgroup kernel (emit/Wgmma.cpp):

@@ -56,6 +56,8 @@ bool flagInGroup(std::string_view g, std::string_view f) {
     return ptx::groupAccepts(g, f);
   // wgmma and tcgen05 (their own groups; wgmma's type groups share values and are spelled in spell())
   if (g == "sync" || startsWith(g, "tc_")) return ptx::groupAccepts(g, f);
+  // cp.async.bulk.prefetch (.L2), tensormap.cp_fenceproxy (.tensormap::generic)
+  if (g == "prefetch_level" || g == "tmap_proxy") return ptx::groupAccepts(g, f);
   return g == f;  // expect_tx, parity, aligned, read, async, noinc, lo, uni
 }
 

@@ -10,6 +10,7 @@
 #include "litmus/Parser.hpp"
 #include "litmus/Printer.hpp"
 #include "outcome/Observation.hpp"
+#include "outcome/Result.hpp"
 #include "outcome/State.hpp"
 #include "ptxgen/Assemble.hpp"
 
@@ -18,16 +19,6 @@ namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-std::string statusName(runner::RunResult::Status s) {
-  switch (s) {
-    case runner::RunResult::Status::Ok: return "ok";
-    case runner::RunResult::Status::Skipped: return "skipped";
-    case runner::RunResult::Status::TimedOut: return "timed-out";
-    case runner::RunResult::Status::Error: return "error";
-  }
-  return "error";
-}
 
 }  // namespace
 
@@ -120,6 +111,28 @@ std::vector<std::string> collectLitmusFiles(const std::vector<std::string>& inpu
   return files;
 }
 
+std::map<std::string, ModelStates> readModelStates(std::istream& in) {
+  std::map<std::string, ModelStates> table;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] != '{') continue;
+    auto j = json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.contains("hash") || !j.contains("states")) continue;
+    if (outcome::parseStatus(j.value("status", std::string())) != outcome::Status::Ok) continue;
+    ModelStates ms;
+    ms.model = j.value("model", std::string("model"));
+    for (const auto& st : j["states"]) ms.allowed.insert(st.value("state", std::string()));
+    table[j["hash"].get<std::string>()] = std::move(ms);
+  }
+  return table;
+}
+
+std::map<std::string, ModelStates> readModelStatesFile(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw std::runtime_error(path + ": error: cannot read the --model-states file");
+  return readModelStates(f);
+}
+
 int runCampaign(const CampaignOptions& opt, std::ostream& out, std::ostream& err) {
   const auto files = collectLitmusFiles(opt.inputs);
   if (files.empty()) {
@@ -161,7 +174,7 @@ int runCampaign(const CampaignOptions& opt, std::ostream& out, std::ostream& err
       r.reason = e.diagnostic().str();
     }
     out << "% Results for " << file << " %\n";
-    jr["status"] = statusName(r.status);
+    jr["status"] = runner::statusName(r.status);
     jr["reason"] = r.reason;
     if (r.status == runner::RunResult::Status::Ok) {
       anyRan = true;
@@ -203,6 +216,7 @@ int runCampaign(const CampaignOptions& opt, std::ostream& out, std::ostream& err
                           {"sharedBytes", kernel.sharedBytes},
                           {"bankConflictLanes", kernel.bankConflictLanes},
                           {"bindings", bindings},
+                          {"tensorMaps", runner::tensorMapsJson(kernel)},
                           {"notes", kernel.notes}};
       if (model) {
         Comparison c = compare(r.histogram, model->allowed);
@@ -219,7 +233,7 @@ int runCampaign(const CampaignOptions& opt, std::ostream& out, std::ostream& err
         out << "(no model verdict for " << test.name << ": " << modelError << ")\n";
       }
     } else {
-      out << "Test " << test.name << " " << statusName(r.status) << ": " << r.reason << "\n";
+      out << "Test " << test.name << " " << runner::statusName(r.status) << ": " << r.reason << "\n";
       if (r.status == runner::RunResult::Status::TimedOut) anyRan = true;
     }
     out << "\n";

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <functional>
+#include <istream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
@@ -26,6 +28,14 @@ struct ModelStates {
 /// Supplies the model's allowed states for a test, or nullopt (no model / checker unavailable).
 /// `error` receives why a model verdict could not be computed.
 using ModelOracle = std::function<std::optional<ModelStates>(const litmus::Test&, std::string& error)>;
+
+/// The model's allowed states by test hash, read from the JSON lines of `ptxmm check --json` (for a
+/// runner without the checker, e.g. ptxmm-hw on a GPU machine). Only decided checks (status "ok") count: a
+/// test that timed out, errored or was undecided has no model states, so the runner reports "no model
+/// verdict" for it instead of comparing with partial states. Lines that are not JSON objects are skipped.
+[[nodiscard]] std::map<std::string, ModelStates> readModelStates(std::istream& in);
+/// readModelStates of a file; a file that cannot be read is a std::runtime_error naming it.
+[[nodiscard]] std::map<std::string, ModelStates> readModelStatesFile(const std::string& path);
 
 /// One line of the model-vs-hardware comparison.
 struct StateComparison {

@@ -60,7 +60,16 @@ DeviceInfo queryDevice() {
   return d;
 }
 
+int deviceCount() { return 0; }
+
 #else
+
+int deviceCount() {
+  if (!driver::api().ok || driver::api().p_cuInit(0) != CUDA_SUCCESS) return 0;
+  int count = 0;
+  if (driver::api().p_cuDeviceGetCount(&count) != CUDA_SUCCESS) return 0;
+  return count;
+}
 
 using namespace driver;
 

@@ -24,6 +24,9 @@ struct DeviceInfo {
 /// Query the first GPU (never throws; `available` false without CUDA or a device).
 [[nodiscard]] DeviceInfo queryDevice();
 
+/// Number of CUDA devices this process sees (0 without CUDA or a device; CUDA_VISIBLE_DEVICES applies).
+[[nodiscard]] int deviceCount();
+
 /// Inverse of DeviceInfo::toJson.
 [[nodiscard]] DeviceInfo deviceInfoFromJson(const nlohmann::json& j);
 

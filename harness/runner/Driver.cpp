@@ -26,6 +26,9 @@ const CuApi& api() {
   }
     PTXMM_CU_FUNCS(PTXMM_LOAD)
 #undef PTXMM_LOAD
+#define PTXMM_LOAD_OPTIONAL(f) x.p_##f = reinterpret_cast<decltype(x.p_##f)>(dlsym(lib, PTXMM_XSTR(f)));
+    PTXMM_CU_OPTIONAL_FUNCS(PTXMM_LOAD_OPTIONAL)
+#undef PTXMM_LOAD_OPTIONAL
     x.ok = true;
     return x;
   }();

@@ -69,12 +69,17 @@ namespace ptxmm::runner::driver {
   X(cuMemcpyHtoD)
 // clang-format on
 
+/// Entry points that only some tests need: a driver without them still runs the others (nullptr, and
+/// the test that needs one fails naming it). cuTensorMapEncodeTiled: CUDA 12.0.
+#define PTXMM_CU_OPTIONAL_FUNCS(X) X(cuTensorMapEncodeTiled)
+
 /// The driver's entry points (`p_` + name); `ok` false, with `error`, when libcuda or one of them is missing.
 struct CuApi {
   bool ok = false;
   std::string error;
 #define PTXMM_DECL(f) decltype(&f) p_##f = nullptr;
   PTXMM_CU_FUNCS(PTXMM_DECL)
+  PTXMM_CU_OPTIONAL_FUNCS(PTXMM_DECL)
 #undef PTXMM_DECL
 };
 

@@ -13,6 +13,7 @@
 
 #include "runner/Driver.hpp"
 #include "runner/Proxies.hpp"
+#include "runner/TensorMaps.hpp"
 
 namespace ptxmm::runner {
 
@@ -131,6 +132,13 @@ RunResult runKernel(const ptxgen::Kernel& kernel, const StressParams& params,
       surfMap = alloc(proxies.map.size() * 4);
       check(api().p_cuMemcpyHtoD(surfMap, proxies.map.data(), proxies.map.size() * 4), "cuMemcpyHtoD (surface map)");
     }
+    // Tensor maps: one record per cell (encoded maps and their boxes), written once for the run.
+    CUdeviceptr tmaps = 0;
+    if (!kernel.tensorMaps.empty()) {
+      tmaps = alloc(n * ptxgen::tmap::recordBytes(kernel.tensorSlots));
+      const std::vector<uint8_t> image = encodeTensorBuffer(kernel, n, tmaps, CellLayout{mem, region, stride});
+      check(api().p_cuMemcpyHtoD(tmaps, image.data(), image.size()), "cuMemcpyHtoD (tensor maps)");
+    }
     std::vector<CUdeviceptr> cfgs;
     for (int b = 0; b < batch; ++b) cfgs.push_back(alloc(ptxgen::cfg::kWords * 8));
     CUdeviceptr res = alloc(n * static_cast<uint64_t>(kernel.resultWords) * 8);
@@ -159,15 +167,16 @@ RunResult runKernel(const ptxgen::Kernel& kernel, const StressParams& params,
         check(api().p_cuMemsetD32Async(ctr, 0, 2 * n, stream), "cuMemsetD32Async");
         check(api().p_cuMemsetD32Async(res, 0, n * static_cast<uint64_t>(kernel.resultWords) * 2, stream),
               "cuMemsetD32Async");
-        CUdeviceptr initArgs0 = mem, initArgs1 = cfgs[b];
-        void* initArgs[] = {&initArgs0, &initArgs1};
+        CUdeviceptr initArgs0 = mem, initArgs1 = cfgs[b], initArgs2 = tmaps;
+        void* initArgs[] = {&initArgs0, &initArgs1, &initArgs2};  // p_tmap only with tensor maps
         unsigned initGrid = static_cast<unsigned>(std::min<uint64_t>(4096, (n + 255) / 256));
         check(api().p_cuLaunchKernel(initFn, initGrid, 1, 1, 256, 1, 1, 0, stream, initArgs, nullptr),
               "api().p_cuLaunchKernel(init)");
-        // Fixed parameters, then the surface/texture handles, then the surface map.
+        // Fixed parameters, then the surface/texture handles, the surface map and the tensor buffer.
         std::vector<uint64_t> argValues = {mem, cfgs[b], res, ctr, hist, smp, scr};
         argValues.insert(argValues.end(), proxies.params.begin(), proxies.params.end());
         if (kernel.surfaceMap) argValues.push_back(surfMap);
+        if (!kernel.tensorMaps.empty()) argValues.push_back(tmaps);
         std::vector<void*> args;
         for (auto& v : argValues) args.push_back(&v);
         CUlaunchConfig lc{};

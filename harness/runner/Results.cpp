@@ -5,6 +5,16 @@ namespace ptxmm::runner {
 
 using nlohmann::json;
 
+std::string statusName(RunResult::Status s) {
+  switch (s) {
+    case RunResult::Status::Ok: return "ok";
+    case RunResult::Status::Skipped: return "skipped";
+    case RunResult::Status::TimedOut: return "timed-out";
+    case RunResult::Status::Error: return "error";
+  }
+  return "error";
+}
+
 json toJson(const RunResult& r) {
   json states = json::object();
   for (const auto& [k, v] : r.histogram.states) states[k] = v;

@@ -20,6 +20,9 @@ struct RunResult {
   uint64_t columns = 0;  ///< columns per launch used
 };
 
+/// Name of a status: "ok", "skipped", "timed-out", "error" (logs, JSON, the campaign store).
+[[nodiscard]] std::string statusName(RunResult::Status s);
+
 /// RunResult as JSON (and back), used between the isolated child and the parent.
 [[nodiscard]] nlohmann::json toJson(const RunResult& r);
 /// Inverse of toJson(RunResult).

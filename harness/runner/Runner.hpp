@@ -4,6 +4,8 @@
 //   Histogram.hpp             candidate values, state keys, histogram decoding
 //   Device.hpp                the device fingerprint
 //   Results.hpp               a run's outcome and its JSON form
+//   TensorMaps.hpp            the tensor maps of a kernel: cuTensorMapEncodeTiled's arguments and
+//                             their checks, the tensor buffer, its encoding (with PTXMM_HAVE_CUDA)
 //   Launch.hpp                running a kernel through the CUDA driver API under a wall-clock
 //                             watchdog (with PTXMM_HAVE_CUDA), in-process or in a child process
 //   Driver.hpp, Proxies.hpp   internal: the dlopen'ed driver API and module loading (JIT), surface
@@ -16,3 +18,4 @@
 #include "runner/Launch.hpp"
 #include "runner/Results.hpp"
 #include "runner/StressParams.hpp"
+#include "runner/TensorMaps.hpp"

@@ -233,6 +233,10 @@ std::vector<uint64_t> buildConfig(const ptxgen::Kernel& kernel, const StressPara
     c[cfg::kLocPerm + 3 * l + 1] = shuffle ? rng() % n : 0;
     c[cfg::kLocPerm + 3 * l + 2] = l * region;
   }
+  // A map written through locates its tensor location's cell of the same index (ptxgen::TensorMapSpec).
+  for (const auto& spec : kernel.tensorMaps)
+    if (spec.tensorLoc >= 0)
+      for (int w = 0; w < 2; ++w) c[cfg::kLocPerm + 3 * spec.tensorLoc + w] = c[cfg::kLocPerm + 3 * spec.globalLoc + w];
   const uint64_t lines = std::max<uint64_t>(1, static_cast<uint64_t>(p.scratchMemorySize / p.stressLineSize));
   for (int i = 0; i < 16; ++i) c[cfg::kLines + i] = (rng() % lines) * static_cast<uint64_t>(p.stressLineSize);
   for (size_t j = 0; j < candidates.size() && j < static_cast<size_t>(cfg::kMaxTerms); ++j) {

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -43,6 +44,44 @@ std::string sanitize(const std::string& s) {
   for (char c : s) r += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
   return r;
 }
+
+// Where the time goes (docs/performance.md): per-phase wall time and counts, printed to stderr at the end
+// of a test when PTXMM_SMT_STATS is set in the environment. Off by default; costs a clock read per phase.
+struct Stats {
+  bool on = std::getenv("PTXMM_SMT_STATS") != nullptr;
+  std::string query = "check";  // label of the solver calls being made
+  std::map<std::string, std::pair<double, int>> phases;
+  std::vector<std::string> notes;
+  void note(std::string s) {
+    if (on) notes.push_back(std::move(s));
+  }
+  void print(const std::string& test) const {
+    if (!on) return;
+    std::string out = fmt::format("smt stats {}:", test);
+    for (const auto& n : notes) out += " " + n + ";";
+    for (const auto& [k, v] : phases) out += fmt::format(" {} {:.1f} ms x{};", k, v.first * 1e3, v.second);
+    fmt::print(stderr, "{}\n", out);
+  }
+};
+
+// Adds the wall time of its lifetime to a phase of Stats.
+class StatTimer {
+ public:
+  StatTimer(Stats& s, std::string phase) : s_(s), phase_(std::move(phase)) {}
+  StatTimer(const StatTimer&) = delete;
+  StatTimer& operator=(const StatTimer&) = delete;
+  ~StatTimer() {
+    if (!s_.on) return;
+    auto& [t, k] = s_.phases[phase_];
+    t += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    ++k;
+  }
+
+ private:
+  Stats& s_;
+  std::string phase_;
+  std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+};
 
 class SmtRunner {
  public:
@@ -81,6 +120,7 @@ class SmtRunner {
     }
     if (!reachable && opts_.explain) res.forbiddenBy.assign(core_.begin(), core_.end());
     res.candidates = solverCalls_;
+    stats_.print(prog_.test->name);
     return res;
   }
 
@@ -168,6 +208,7 @@ class SmtRunner {
 
   z3::check_result check(z3::solver& s, const z3::expr_vector& assumptions) {
     ++solverCalls_;
+    StatTimer st(stats_, solverCalls_ == 1 ? "check (first)" : stats_.query);
     if (opts_.timeoutMs) {
       // The budget is per test: each query gets what is left of it.
       auto spent =
@@ -181,6 +222,16 @@ class SmtRunner {
       s.set(p);
     }
     z3::check_result r = s.check(assumptions);
+    if (stats_.on && solverCalls_ == 1) {  // how much search the first (internalising) query needed
+      z3::stats zs = s.statistics();
+      std::string o;
+      for (unsigned i = 0; i < zs.size(); ++i) {
+        const std::string k = zs.key(i);
+        if (k == "conflicts" || k == "decisions" || k == "propagations" || k == "mk clause" || k == "memory")
+          o += fmt::format(" {} {}", k, zs.is_uint(i) ? std::to_string(zs.uint_value(i)) : fmt::format("{:.0f}", zs.double_value(i)));
+      }
+      stats_.note("z3 first check:" + o);
+    }
     if (r == z3::unknown) {
       std::string why = s.reason_unknown();
       if (why.find("timeout") != std::string::npos || why.find("canceled") != std::string::npos ||
@@ -262,12 +313,15 @@ class SmtRunner {
   }
 
   void solve(const PathChoices& pc) {
+    std::optional<StatTimer> phase(std::in_place, stats_, "skeleton");
     const events::Skeleton u = events::buildUnionSkeleton(prog_, pc.used);
     const size_t n = u.size();
     const size_t nt = pc.used.size();
     TermTable terms(ctx_);
     z3::solver s(ctx_, z3::solver::simple());
+    phase.emplace(stats_, "frame");
     Selection selection = select(u, pc, terms, s);
+    phase.emplace(stats_, "rf/co encoding");
     const Frame& frame = selection.frame;
     auto exec = [&](size_t i) { return frame.exec[i]; };
     SymAlgebra alg(terms, n, "", frame);
@@ -416,7 +470,24 @@ class SmtRunner {
       }
 
     // The model: plain checks as tracked assertions, flags recorded.
+    phase.emplace(stats_, "model encoding");
     cat::ModelResult<SymAlgebra> mr = interp_.run(alg);
+    phase.reset();
+    if (stats_.on) {
+      auto cs = alg.closureSizes();
+      std::sort(cs.begin(), cs.end(), [](const auto& a, const auto& b) { return a.terms > b.terms; });
+      size_t total = 0;
+      for (const auto& c : cs) total += c.terms;
+      std::string top;
+      for (size_t i = 0; i < std::min<size_t>(3, cs.size()); ++i)
+        top += fmt::format(" {}->{} entries {} terms,", cs[i].entriesIn, cs[i].entriesOut, cs[i].terms);
+      stats_.note(fmt::format("{} closures, {} terms, largest:{}", cs.size(), total, top));
+    }
+    if (stats_.on) {
+      size_t paths = 0;
+      for (const auto& p : pc.used) paths += p.size();
+      stats_.note(fmt::format("events {}, threads {}, paths {}, terms {}", n, nt, paths, terms.numTerms()));
+    }
     if (mr.outcomes.size() != 1)
       throw InternalBug{fmt::format("model evaluation gave {} outcomes (`with` is not supported by the smt engine)",
                                     mr.outcomes.size())};
@@ -495,6 +566,7 @@ class SmtRunner {
     std::optional<std::set<std::string>> noExecutionCore;
     z3::expr blockAct = ctx_.bool_const("block_states");
     const z3::expr_vector stateAssumptions = plus(assumptions, blockAct);
+    stats_.query = "check (states)";
     for (;;) {
       if (check(s, stateAssumptions) != z3::sat) {
         if (found.empty()) {
@@ -515,7 +587,10 @@ class SmtRunner {
         diff.push_back(te != v);
       }
       std::string key = spec_.key(vals);
-      recordState(u, pc, selection, terms, m, rf, co, sc, readVal, vals, key, ev);
+      {
+        StatTimer rt(stats_, "record state");
+        recordState(u, pc, selection, terms, m, rf, co, sc, readVal, vals, key, ev);
+      }
       found.push_back({vals, key});
       if (states_.size() > opts_.maxStates)
         throw GiveUp{outcome::Status::Unknown, fmt::format("more than {} distinct final states", opts_.maxStates)};
@@ -535,6 +610,7 @@ class SmtRunner {
       if (std::all_of(found.begin(), found.end(),
                       [&](const Found& f) { return states_.at(f.key).flags.count(name) > 0; }))
         continue;
+      stats_.query = "check (flag " + name + ")";
       z3::expr flagAct = ctx_.bool_const(fmt::format("flag_{}", sanitize(name)).c_str());
       assertIn(s, z3::implies(flagAct, terms.expr(l)));
       const z3::expr_vector flagAssumptions = plus(assumptions, flagAct);
@@ -582,6 +658,7 @@ class SmtRunner {
     if (noExecutionCore) {
       core_.insert(noExecutionCore->begin(), noExecutionCore->end());
     } else if (!reachable && opts_.explain) {
+      stats_.query = "check (core)";
       z3::expr tl = ctx_.bool_const("outcome");
       z3::expr target = propExpr(spec_.prop, termExprs);
       if (prog_.test->condition.quant == litmus::Condition::Quant::Forall) target = !target;
@@ -700,6 +777,7 @@ class SmtRunner {
   bool useSc_ = false;
   std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
   uint64_t solverCalls_ = 0;
+  Stats stats_;
   std::map<std::string, outcome::StateResult> states_;
   std::set<std::string> core_;
 };

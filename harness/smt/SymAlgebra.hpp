@@ -214,6 +214,14 @@ class SymAlgebra {
   /// a → b.
   Bool impliesB(const Bool& a, const Bool& b) { return {t_.mkImplies(a.lit, b.lit), -1}; }
 
+  /// Size of one non-constant closure (`plus`): its possible entries before and after, and the terms its
+  /// Warshall steps created (docs/performance.md "Where the time goes").
+  struct ClosureSize {
+    size_t entriesIn = 0, entriesOut = 0, terms = 0;
+  };
+  /// Every non-constant closure built so far, in order.
+  [[nodiscard]] const std::vector<ClosureSize>& closureSizes() const { return closureSizes_; }
+
  private:
   // n×n entries all `fill`, after the test's budget is polled and the memory reserved.
   [[nodiscard]] std::vector<Lit> relStorage(Lit fill) const;
@@ -235,6 +243,7 @@ class SymAlgebra {
   std::string prefix_;
   int clocks_ = 0;
   std::vector<Rel> acyclicStore_;
+  std::vector<ClosureSize> closureSizes_;
   std::unordered_map<std::string, SymSet> sets_;
   std::unordered_map<std::string, SymRel> rels_;
 };

@@ -9,6 +9,7 @@
 
 #include "events/Lower.hpp"
 #include "litmus/Parser.hpp"
+#include "support/Diagnostic.hpp"
 
 namespace ptxmm::events::testing {
 
@@ -25,6 +26,16 @@ inline std::unique_ptr<Lowered> lowerText(const std::string& text, LowerOptions 
   l->test = litmus::parseTest(text, file);
   l->prog = lower(l->test, opt);
   return l;
+}
+
+/// The located error of lowering `text` as file `file` ("<no error>" if it lowers).
+inline std::string lowerError(const std::string& text, const std::string& file = "t.litmus") {
+  try {
+    (void)lowerText(text, {}, file);
+  } catch (const DiagnosticError& e) {
+    return e.what();
+  }
+  return "<no error>";
 }
 
 /// True if the event carries the cat tag `t`.

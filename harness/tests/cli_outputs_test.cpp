@@ -15,6 +15,9 @@
 #include <vector>
 
 #include "CliTestSupport.hpp"
+#include "litmus/Parser.hpp"
+#include "litmus/Printer.hpp"
+#include "report/HwReport.hpp"
 
 namespace fs = std::filesystem;
 using cli_test::kMP;
@@ -379,4 +382,23 @@ TEST_CASE("check names the instructions behind each flag and the axioms that for
   CHECK(res["ruleId"] == "data-race");
   CHECK(res["locations"][0]["physicalLocation"]["region"]["startLine"] == 6);
   CHECK(res["relatedLocations"][0]["physicalLocation"]["region"]["startLine"] == 11);
+}
+
+TEST_CASE("check --json feeds the hardware runner's model states: decided tests only, keyed by test hash",
+          "[cli][report]") {
+  cli_test::Scratch s("model-states");
+  auto mp = s.write("MP.litmus", kMP);
+  auto run = s.ptxmm("check --json --engine smt " + mp.string());
+  REQUIRE(run.rc == 0);
+  // A second line as a timed-out test writes it: it must not give the runner partial states.
+  auto timedOut = nlohmann::json::parse(run.out.substr(0, run.out.find('\n')));
+  timedOut["hash"] = "0123456789abcdef0123456789abcdef";
+  timedOut["status"] = "timeout";
+  std::istringstream in(run.out + timedOut.dump() + "\nnot json\n");
+  auto table = ptxmm::report::readModelStates(in);
+  REQUIRE(table.size() == 1);
+  auto parsed = ptxmm::litmus::parseTest(kMP, "MP.litmus");
+  const auto& ms = table.at(ptxmm::litmus::testHash(parsed));
+  CHECK(ms.allowed.count("1:r0=1; 1:r1=0;") == 1);  // relaxed MP: the weak outcome is allowed
+  CHECK(ms.allowed.size() == 4);
 }

@@ -629,7 +629,7 @@ exists (0:r0 == 0)
   std::string e6 = errorOf(R"(PTX bad6
 { x = 0; }
 P0@cta 0,gpu 0:
-    mov.u32 r0, %laneid;
+    mov.u32 r0, %smid;
 exists (0:r0 == 0)
 )");
   CHECK(e6.find("t.litmus:4:") != std::string::npos);

@@ -14,14 +14,6 @@ using namespace ptxmm::events::testing;
 
 namespace {
 
-std::string lowerError(const std::string& text) {
-  try {
-    (void)lowerText(text, {}, "tm.litmus");
-  } catch (const DiagnosticError& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
 
 }  // namespace
 
@@ -131,7 +123,7 @@ P0@cta 0,cluster 0,gpu 0:
     cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [X], [smap, {0}], [bar];
 exists (X == 1)
 )";
-  std::string e1 = lowerError(sharedMap);
+  std::string e1 = lowerError(sharedMap, "tm.litmus");
   CHECK(e1.find("tm.litmus:4:") != std::string::npos);
   CHECK(e1.find("must be a global location") != std::string::npos);
   std::string e2 = lowerError(R"(PTX e
@@ -139,7 +131,8 @@ exists (X == 1)
 P0@cta 0,cluster 0,gpu 0:
     fence.proxy.tensormap::generic.acquire.gpu [smap], 128;
 exists (smap == 1)
-)");
+)",
+                              "tm.litmus");
   CHECK(e2.find("tm.litmus:4:") != std::string::npos);
   CHECK(e2.find("the address must be in .global") != std::string::npos);
   std::string e3 = lowerError(R"(PTX e
@@ -149,7 +142,8 @@ P0@cta 0,cluster 0,gpu 0:
 P1@cta 1,cluster 0,gpu 0:
     mov.u32 r0, 0;
 exists (smap@cta1 == 2)
-)");
+)",
+                              "tm.litmus");
   CHECK(e3.find("tm.litmus:4:") != std::string::npos);
   CHECK(e3.find("shared::cta") != std::string::npos);
   // tensormap.replace on a .shared::cta map: a generic write of the CTA's own copy

@@ -431,10 +431,16 @@ TEST_CASE("tensor copies and tensor-map updates", "[parser][tensormap]") {
   CHECK(r2.space == Space::SharedCta);
   CHECK(r2.operands.size() == 3);
   CHECK(in("tensormap.replace.tile.swizzle_mode.b1024.b32 [x], 3").space == Space::Generic);
+  // the tensor store form (PTX ISA 9.2 §9.7.9.25.5.2): `.tile` written out, map operand first
+  Instr ts = in("cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [x, {0}], [s]");
+  CHECK(ts.hasFlag("tile"));
+  CHECK(ts.operands[0].elems.size() == 1);
 
   // Errors: located, citing the PTX ISA section.
-  CHECK_THAT(ierr("cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [x, {0}], [s]"),
-             Contains("tensor store) form of `cp.async.bulk.tensor` is not supported"));
+  CHECK_THAT(ierr("cp.async.bulk.tensor.1d.global.shared::cta.mbarrier::complete_tx::bytes [x, {0}], [s]"),
+             Contains("the tensor store (`.global.shared::cta`) completes through `.bulk_group`"));
+  // the tensor store form (PTX ISA 9.2 §9.7.9.25.5.2), accepted since r13-bulk
+  CHECK(ierr("cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [x, {0}], [s]") == "<no error>");
   CHECK_THAT(ierr("cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes "
                   "[dst], [x, {0, 0, 0}], [mbar]"),
              StartsWith("i.litmus:1:48: error: load mode `.im2col` is not supported"));

@@ -46,8 +46,17 @@ std::set<std::string> expectedSkips(const litmus::Test& t) {
       if (!st.instr) continue;
       if (st.instr->op == ptx::OpId::FenceProxyKind && !st.instr->hasFlag("alias")) reasons.insert("no PTX encoding");
       if (st.instr->op == ptx::OpId::Cold) reasons.insert("constant proxy (ld.const)");
-      if (st.instr->op == ptx::OpId::CpAsyncBulkTensor) reasons.insert("cp.async.bulk.tensor needs a CUtensorMap");
+      if (st.instr->op == ptx::OpId::TensormapCpFenceproxy)
+        for (const auto& th2 : t.threads)
+          for (const auto& st2 : th2.code)
+            if (st2.instr && st2.instr->op == ptx::OpId::CpAsyncBulkTensor)
+              reasons.insert("tensormap.cp_fenceproxy writes a descriptor from shared memory");
       if (st.instr->dialect) reasons.insert("a Dat3M form with no PTX counterpart");
+      if (st.instr->op == ptx::OpId::GriddepLaunch || st.instr->op == ptx::OpId::GriddepWait)
+        reasons.insert("a programmatic dependent launch needs a primary and a dependent kernel");
+      if (st.instr->op == ptx::OpId::Mapa && st.instr->operands.size() == 3 &&
+          st.instr->operands[2].kind != litmus::Operand::Kind::Imm)
+        reasons.insert("needs the CTA rank of `mapa` as an integer");
       if (st.instr->op == ptx::OpId::BarSync || st.instr->op == ptx::OpId::BarArrive)
         for (const auto& o : st.instr->operands)
           if (o.kind != litmus::Operand::Kind::Imm) reasons.insert("a register barrier id or thread count");
@@ -255,6 +264,73 @@ exists (0:r0 == 0))";
   CHECK_THROWS_WITH(ptxgen::generate(test, o), Catch::Contains("needs sm_100a"));
 }
 
+TEST_CASE("warp-level helpers assemble: bar.warp.sync, elect.sync, mapa (sm_90a, sm_100a)", "[ptxgen][ptxas][warp]") {
+  // Two and three lanes in a warp (lane strides 16 and 8), a sink and a register destination of elect.sync,
+  // mapa in both spellings with an access through the mapped register.
+  const std::string text = R"(PTX WARP
+{ .shared X = 0; .shared Y = 0; }
+P0@cta 0,cluster 0,gpu 0,warp 0:
+    st.shared::cta.u32 [X], 1;
+    bar.warp.sync 0xffffffff;
+    elect.sync r1|p, 0x7;
+    @p st.shared::cta.u32 [Y], 2;
+    mapa.shared::cluster.u32 r2, X, 1;
+    st.relaxed.cluster.shared::cluster.u32 [r2], 3;
+    mapa.u64 r3, Y, 1;
+    ld.relaxed.cluster.u32 r4, [r3];
+P1@cta 0,cluster 0,gpu 0,warp 0:
+    bar.warp.sync 0xffffffff;
+    elect.sync _|q, 0x7;
+    ld.shared::cta.u32 r0, [X];
+P2@cta 0,cluster 0,gpu 0,warp 0:
+    elect.sync r1|p, 0x7;
+    bar.warp.sync 0x4;
+P3@cta 1,cluster 0,gpu 0:
+    ld.relaxed.cluster.shared::cta.u32 r0, [X];
+exists (1:r0 == 0))";
+  assembles(text, "sm_90a");
+  assembles(text, "sm_100a");
+  // The membermask is spread over the instance's kernel lanes (lane stride 8 for three lanes: bits 0, 8, 16).
+  auto test = litmus::parseTest(text, "inline.litmus");
+  ptxgen::GenOptions o;
+  o.arch = "sm_90a";
+  auto k = ptxgen::generate(test, o);
+  CHECK(k.ptx.find("mov.b32 %x7, 65793;") != std::string::npos);  // 0x7 -> 1 | 1 << 8 | 1 << 16
+  CHECK(k.ptx.find("bar.warp.sync %x7;") != std::string::npos);
+  CHECK(k.ptx.find("elect.sync %x5|") != std::string::npos);
+  CHECK(k.ptx.find("mapa.shared::cluster.u32 %x5,") != std::string::npos);
+  CHECK(k.ptx.find("mapa.u64 ") != std::string::npos);
+}
+
+TEST_CASE("griddepcontrol and a register mapa rank are refused by the generator with the reason",
+          "[ptxgen][warp]") {
+  auto gdc = litmus::parseTest(R"(PTX GDC
+{ data = 0; }
+P0@cta 0:
+    st.relaxed.gpu.global.u32 [data], 7;
+    griddepcontrol.launch_dependents;
+P1@cta 2,grid 1:
+    griddepcontrol.wait;
+    ld.relaxed.gpu.global.u32 r1, [data];
+exists (1:r1 == 0))",
+                               "gdc.litmus");
+  ptxgen::GenOptions o;
+  o.arch = "sm_90a";
+  CHECK_THROWS_WITH(ptxgen::generate(gdc, o),
+                    Catch::Contains("gdc.litmus:5:5") && Catch::Contains("programmatic dependent launch"));
+  auto rank = litmus::parseTest(R"(PTX MAPA
+{ .shared x = 0; }
+P0@cta 0,cluster 0:
+    mov.u32 r5, %cluster_ctarank;
+    mapa.shared::cluster.u32 r1, x, r5;
+    st.shared::cluster.u32 [r1], 1;
+P1@cta 1,cluster 0:
+    ld.shared::cta.u32 r0, [x];
+exists (1:r0 == 0))",
+                                "mapa.litmus");
+  CHECK_THROWS_WITH(ptxgen::generate(rank, o), Catch::Contains("mapa.litmus:5:37") && Catch::Contains("integer"));
+}
+
 TEST_CASE("tensor-map updates and tensormap proxy fences assemble for sm_90a", "[ptxgen][ptxas][tensormap]") {
   assembles(R"(PTX TMAP-UPDATE
 { tmap = 1; flag = 0; }
@@ -271,6 +347,90 @@ P1@cta 1,cluster 1,gpu 0:
     fence.proxy.tensormap::generic.acquire.gpu [tmap], 128;
     fence.proxy.tensormap::generic.acquire.sys [tmap], 128;
 exists (1:r0 == 1))",
+            "sm_90a");
+}
+
+TEST_CASE("tensor copies through runner-encoded maps assemble for sm_90a", "[ptxgen][ptxas][tensormap]") {
+  // Ranks 1 to 5, the .shared::cta destination (PTX 8.6), multicast with a cache hint, a descriptor
+  // written by st and one installed by tensormap.replace, an acquire of the map.
+  assembles(R"(PTX TENSOR-FORMS
+{ .global t1 = 1; .global t2 = 1; .global t5 = 1; .shared X = 0; .shared Y = 0; .shared Z = 0; .mbarrier bar = 1; }
+P0@cta 0,cluster 0,gpu 0:
+    tensormap.replace.tile.global_address.global.b1024.b64 [t1], 2;
+    st.global.u64 [t2], 3;
+    fence.proxy.tensormap::generic.release.gpu;
+    fence.proxy.tensormap::generic.acquire.gpu [t1], 128;
+    mbarrier.arrive.expect_tx.shared::cta.b64 state, [bar], 48;
+    barrier.cluster.arrive.release;
+    barrier.cluster.wait.acquire;
+    cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [X], [t1, {0}], [bar];
+    cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes [Y], [t2, {0, 0}], [bar];
+    cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint [Z], [t5, {0, 0, 0, 0, 0}], [bar], 3, r9;
+L0:
+    mbarrier.try_wait.parity.shared::cta.b64 p, [bar], 0;
+    @!p bra L0;
+    ld.shared.u32 r1, [X];
+    ld.shared.u32 r2, [Y];
+P1@cta 1,cluster 0,gpu 0:
+    mbarrier.arrive.expect_tx.shared::cta.b64 state, [bar], 16;
+    barrier.cluster.arrive.release;
+    barrier.cluster.wait.acquire;
+L1:
+    mbarrier.try_wait.parity.shared::cta.b64 p, [bar], 0;
+    @!p bra L1;
+    ld.shared.u32 r3, [Z];
+exists (0:r1 == 1 /\ 0:r2 == 1 /\ 1:r3 == 1))",
+            "sm_90a");
+}
+
+TEST_CASE("a tensor copy alone assembles: the map's acquire in the prologue raises the PTX version",
+          "[ptxgen][ptxas][tensormap]") {
+  const std::string text = R"(PTX TENSOR-ONLY
+{ .global tmap = 1; .shared X = 0; .mbarrier bar = 1; }
+P0@cta 0,cluster 0,gpu 0:
+    mbarrier.arrive.expect_tx.shared::cta.b64 state, [bar], 16;
+    cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [X], [tmap, {0}], [bar];
+L:
+    mbarrier.try_wait.parity.shared::cta.b64 p, [bar], 0;
+    @!p bra L;
+    ld.shared.u32 r1, [X];
+exists (0:r1 == 1))";
+  auto k = ptxgen::generate(litmus::parseTest(text, "inline.litmus"));
+  CHECK(k.ptxVersion >= 83);
+  assembles(text, "sm_90a");
+}
+
+TEST_CASE("bulk reductions, DSMEM bulk copies, prefetches and tensormap.cp_fenceproxy assemble for sm_90a",
+          "[ptxgen][ptxas][bulk]") {
+  // cp.reduce.async.bulk into global (bulk group) and into another CTA's shared memory (mbarrier), every
+  // operation; the DSMEM bulk copy; the L2 prefetch; the fused tensor-map copy and release proxy fence.
+  assembles(R"(PTX BULK-REST
+{ g = 1; h = 0; tmap = 1; .shared X = 0; .shared Y = 0; .shared S = 0; .mbarrier bar = 1; }
+P0@cta 0,cluster 0,gpu 0:
+    st.shared::cta.u32 [X], 5;
+    fence.proxy.async.shared::cta;
+    cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [g], [X], 16;
+    cp.reduce.async.bulk.global.shared::cta.bulk_group.min.s32 [g], [X], 16;
+    cp.reduce.async.bulk.global.shared::cta.bulk_group.max.u64 [h], [X], 16;
+    cp.reduce.async.bulk.global.shared::cta.bulk_group.inc.u32 [g], [X], 16;
+    cp.reduce.async.bulk.global.shared::cta.bulk_group.xor.b64 [h], [X], 16;
+    cp.async.bulk.commit_group;
+    cp.async.bulk.wait_group.read 0;
+    cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u32 [Y@cta1], [X], 16, [bar@cta1];
+    cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.and.b32 [Y@cta1], [X], 16, [bar@cta1];
+    cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [Y@cta1], [X], 16, [bar@cta1];
+    cp.async.bulk.prefetch.L2.global [g], 16;
+    tensormap.replace.tile.global_address.shared::cta.b1024.b64 [S], 2;
+    tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [tmap], [S], 128;
+    tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.cluster.sync.aligned [tmap], [S], 128;
+    fence.proxy.tensormap::generic.acquire.gpu [tmap], 128;
+P1@cta 1,cluster 0,gpu 0:
+    mbarrier.arrive.expect_tx.shared::cta.b64 st, [bar], 48;
+L:
+    mbarrier.try_wait.parity.shared::cta.b64 p, [bar], 0;
+    @!p bra L;
+    ld.shared.u32 r0, [Y];
+exists (1:r0 == 0))",
             "sm_90a");
 }
 
@@ -346,7 +506,7 @@ TEST_CASE("every suite test that parses and can run on hardware assembles", "[pt
   for (const auto& e : fs::recursive_directory_iterator(root))
     if (e.path().extension() == ".litmus") files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
-  int parsed = 0, assembled = 0, assembledBank = 0, aliasRun = 0, aliasSurface = 0, aliasTexture = 0;
+  int parsed = 0, assembled = 0, assembledBank = 0, aliasRun = 0, aliasSurface = 0, aliasTexture = 0, tensor = 0;
   std::map<std::string, int> skipped;  // expected reason -> tests
   std::vector<std::string> failures;
   for (const auto& f : files) {
@@ -387,6 +547,12 @@ TEST_CASE("every suite test that parses and can run on hardware assembles", "[pt
       aliasSurface += sur ? 1 : 0;
       aliasTexture += tex ? 1 : 0;
     }
+    // A tensor copy reads a map the runner encodes: the kernel describes it (Kernel::tensorMaps).
+    if (uses(test, ptx::OpId::CpAsyncBulkTensor)) {
+      ++tensor;
+      if (k.tensorMaps.empty() || k.ptx.find("cp.async.bulk.tensor.") == std::string::npos)
+        failures.push_back(f + ": a tensor copy without a tensor map");
+    }
     auto r = ptxgen::assemble(k.ptx, o.arch);
     if (r.ok)
       ++assembled;
@@ -405,7 +571,7 @@ TEST_CASE("every suite test that parses and can run on hardware assembles", "[pt
   std::cout << "ptxgen suite: " << files.size() << " files, " << parsed << " parse, " << assembled << " assemble ("
             << assembledBank << " also with bank-conflict lanes; " << aliasRun
             << " with surface/texture/constant aliases: " << aliasSurface << " use a surface, " << aliasTexture
-            << " a texture)";
+            << " a texture; " << tensor << " with tensor copies)";
   for (const auto& [why, n] : skipped) std::cout << ", " << n << " skipped: " << why;
   std::cout << ", " << failures.size() << " failures\n";
   for (const auto& f : failures) std::cout << "  FAIL " << f << "\n";
@@ -414,6 +580,7 @@ TEST_CASE("every suite test that parses and can run on hardware assembles", "[pt
   CHECK(assembledBank > 0);
   CHECK(aliasSurface > 0);
   CHECK(aliasTexture > 0);
+  CHECK(tensor > 0);
 }
 
 namespace {

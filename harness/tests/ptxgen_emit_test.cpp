@@ -21,7 +21,8 @@ namespace {
 const SourceLoc kAt{"T.litmus", 3, 5};
 
 /// The generator's side, reduced to fixed answers: location `s` is a shared::cta cell, any other a
-/// global one; values are written as they are.
+/// global one, and `g` holds a tensor map (one version, record register %tr0); values are written as
+/// they are.
 class StandInThread final : public ptxgen::emit::Thread {
  public:
   std::ostringstream text;
@@ -36,6 +37,16 @@ class StandInThread final : public ptxgen::emit::Thread {
     return op.kind == Operand::Kind::Imm ? std::to_string(op.imm) : ptxgen::emit::valueReg(0, op.name);
   }
   [[nodiscard]] int globalIndex(const Operand&) const override { return 0; }
+  std::string genericAddress(const Instr& in, const Operand& op) override {
+    if (op.loc.name == "s") throw DiagnosticError(in.src, "'s' must be a global location here");
+    text << "  cvta.global.u64 %y6, %ga0;\n";
+    return "[%y6]";
+  }
+  [[nodiscard]] ptxgen::emit::TensorMapRef tensorMap(const Operand& op) const override {
+    static const ptxgen::TensorMapSpec spec{0, 1, {1}, 0};
+    if (op.loc.name != "g") return {};
+    return {&spec, "%tr0", 1};
+  }
   [[noreturn]] void failConstant(const Instr& in, const Operand&) override {
     throw DiagnosticError(in.src, "the constant proxy is read-only");
   }
@@ -91,12 +102,27 @@ Instr instrOf(const ptx::OpInfo& op, bool withOptional, bool registerValues, std
     }
     in.operands.push_back(o);
   }
+  // The forms that read shared memory into global memory (or prefetch global memory): `[g], [s]`.
+  if (op.id == OpId::CpReduceAsyncBulk || op.id == OpId::TensormapCpFenceproxy || op.id == OpId::CpAsyncBulkPrefetch) {
+    in.operands.at(0).loc.name = "g";
+    if (op.id != OpId::CpAsyncBulkPrefetch) in.operands.at(1).loc.name = "s";
+  }
+  // The tensor forms name their map `[g, {0}]`: the load's second operand, the others' first.
+  if (op.id == OpId::CpAsyncBulkTensor || op.id == OpId::CpReduceAsyncBulkTensor ||
+      op.id == OpId::CpAsyncBulkPrefetchTensor) {
+    Operand& map = in.operands.at(op.id == OpId::CpAsyncBulkTensor ? 1 : 0);
+    map.loc.name = "g";
+    Operand c;
+    c.src = kAt;
+    map.elems.push_back(c);
+  }
   return in;
 }
 
 /// Rows that have no stress-kernel form at all.
 bool alwaysRefused(OpId op) {
-  return op == OpId::Cold || op == OpId::Suatom || op == OpId::Sured || op == OpId::CpAsyncBulkTensor;
+  return op == OpId::Cold || op == OpId::Suatom || op == OpId::Sured || op == OpId::GriddepLaunch ||
+         op == OpId::GriddepWait;  // one kernel: no dependent launch
 }
 
 /// Text that the form of `op` contains: the mnemonic, except where the kernel writes another instruction.
@@ -115,8 +141,10 @@ std::string expectedText(const ptx::OpInfo& op) {
 }
 
 bool isFence(const ptx::OpInfo& op) {
+  // tensormap.cp_fenceproxy: a copy fused with a release proxy fence (its mnemonic says so)
   return op.family == ptx::OpFamily::Fence || op.family == ptx::OpFamily::ProxyFence ||
-         op.family == ptx::OpFamily::Tcgen05Fence || op.id == OpId::WgmmaFence;
+         op.family == ptx::OpFamily::TensormapCopy || op.family == ptx::OpFamily::Tcgen05Fence ||
+         op.id == OpId::WgmmaFence;
 }
 
 }  // namespace
@@ -128,6 +156,12 @@ TEST_CASE("every row of PtxOps.def is written in its own form or refused at the 
     for (bool withOptional : {true, false})
       for (bool registerValues : {false, true}) variants.push_back(instrOf(op, withOptional, registerValues));
     if (op.id == OpId::FenceProxyKind) variants.push_back(instrOf(op, true, false, {"alias"}));
+    if (op.id == OpId::Mapa) {  // mapa d, s, 1: its source is a shared variable
+      Instr in = instrOf(op, true, false);
+      in.operands[1].kind = Operand::Kind::Loc;
+      in.operands[1].loc.name = "s";
+      variants.push_back(in);
+    }
     int written = 0;
     for (const Instr& in : variants) {
       StandInThread thread;
@@ -175,4 +209,60 @@ TEST_CASE("a proxy fence PTX cannot encode is refused with the reason", "[ptxgen
                                                           Catch::Contains("fence.proxy.surface") &&
                                                           Catch::Contains("no PTX encoding"));
   CHECK(thread.text.str().empty());
+}
+
+TEST_CASE("tensor copies name their map by its generic address; the store form is ready for its parser rows",
+          "[ptxgen][emit][tensormap]") {
+  auto addr = [](const std::string& loc, std::vector<int64_t> coords = {}) {
+    Operand o;
+    o.kind = Operand::Kind::Addr;
+    o.loc.name = loc;
+    o.src = kAt;
+    for (int64_t c : coords) {
+      Operand e;
+      e.imm = c;
+      e.src = kAt;
+      o.elems.push_back(e);
+    }
+    return o;
+  };
+  Instr load;
+  load.src = kAt;
+  load.op = OpId::CpAsyncBulkTensor;
+  load.flags = {"2d", "tile", "mbarrier::complete_tx::bytes"};
+  load.space = ptx::Space::SharedCluster;
+  load.srcSpace = ptx::Space::Global;
+  load.operands = {addr("s"), addr("g", {0, 0}), addr("s")};
+  {
+    StandInThread thread;
+    ptxgen::emit::Writer w(thread, load);
+    ptxgen::emit::emitInstruction(w);
+    CHECK(thread.text.str() ==
+          "  cvta.global.u64 %y6, %ga0;\n"
+          "  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%sa0], [%y6, {0, 0}], "
+          "[%sa0];\n");
+  }
+  // `cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group [tmap, {c}], [srcMem]` (PTX ISA 9.2
+  // §9.7.9.25.5.2), as the parser will give it once its rows accept the store direction.
+  Instr store;
+  store.src = kAt;
+  store.op = OpId::CpAsyncBulkTensor;
+  store.flags = {"1d", "tile", "bulk_group"};
+  store.space = ptx::Space::Global;
+  store.srcSpace = ptx::Space::SharedCta;
+  store.operands = {addr("g", {0}), addr("s")};
+  {
+    StandInThread thread;
+    ptxgen::emit::Writer w(thread, store);
+    ptxgen::emit::emitInstruction(w);
+    CHECK(thread.text.str() ==
+          "  cvta.global.u64 %y6, %ga0;\n"
+          "  cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group [%y6, {0}], [%sa0];\n");
+  }
+  // A location that holds no tensor map is refused at the instruction.
+  load.operands[1] = addr("h", {0, 0});
+  StandInThread thread;
+  ptxgen::emit::Writer w(thread, load);
+  CHECK_THROWS_WITH(ptxgen::emit::emitInstruction(w),
+                    Catch::Contains("T.litmus:3:5") && Catch::Contains("holds no tensor map"));
 }

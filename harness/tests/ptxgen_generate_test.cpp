@@ -140,16 +140,139 @@ exists (x == 1)
   CHECK_THROWS_WITH(ptxgen::generate(litmus::parseTest(kMP, "MP.litmus"), o), Catch::Contains("unsupported --arch"));
 }
 
-TEST_CASE("tensor maps: TMA tensor copies are rejected, tensormap.replace is emitted", "[ptxgen][tensormap]") {
+TEST_CASE("tensor maps: a TMA tensor copy reads a CUtensorMap that the runner encodes per cell",
+          "[ptxgen][tensormap]") {
   auto tma = litmus::parseTest(R"(PTX TMA
 { .global tmap = 1; .shared X = 0; .mbarrier bar = 1; }
 P0@cta 0,cluster 0,gpu 0:
+    tensormap.replace.tile.global_address.global.b1024.b64 [tmap], 2;
+    fence.proxy.tensormap::generic.release.gpu;
+    fence.proxy.tensormap::generic.acquire.gpu [tmap], 128;
     mbarrier.arrive.expect_tx.shared::cta.b64 state, [bar], 16;
     cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [X], [tmap, {0}], [bar];
+    st.global.u64 [tmap], 7;
 exists (X == 1)
 )",
                                "TMA.litmus");
-  CHECK_THROWS_WITH(ptxgen::generate(tma), Catch::Contains("TMA.litmus:5:") && Catch::Contains("CUtensorMap"));
+  auto k = ptxgen::generate(tma);
+  // The description the runner encodes from: the map location, its rank, its versions in slot order.
+  REQUIRE(k.tensorMaps.size() == 1);
+  const auto& spec = k.tensorMaps[0];
+  CHECK(k.globals.at(static_cast<size_t>(spec.globalLoc)).name == "tmap");
+  CHECK(k.globals.at(static_cast<size_t>(spec.globalLoc)).cellBytes == 128);
+  CHECK(spec.rank == 1);
+  CHECK(spec.versions == std::vector<int64_t>{1, 2, 7});
+  CHECK(spec.firstSlot == 0);
+  CHECK(k.tensorSlots == 3);
+  CHECK(spec.slotOf(2) == 1);
+  CHECK(spec.slotOf(5) == -1);
+  CHECK(ptxgen::tmap::recordBytes(3) == 512);  // 3 maps + 3 boxes = 432 bytes, rounded to 128
+  CHECK(ptxgen::tmap::boxOffset(3, 1) == 3 * 128 + 16);
+  // Both entries take the tensor buffer; ptxmm_init copies the initial map of each cell.
+  CHECK(contains(k.ptx, ".entry ptxmm_init(.param .u64 p_mem, .param .u64 p_cfg, .param .u64 p_tmap)"));
+  CHECK(contains(k.ptx, ", .param .u64 p_tmap)\n  .maxntid"));
+  CHECK(contains(k.ptx, "mad.lo.u64 %rd9, %rd3, 512, %rd10;"));
+  CHECK(contains(k.ptx, "st.global.v2.u64 [%rd8+112], {%rd12, %rd13};"));
+  // The thread's record, its acquire of the initial map, the copy through the map's generic address.
+  CHECK(contains(k.ptx, "mad.lo.u64 %tr0, %y5, 512, %tbuf;"));
+  CHECK(contains(k.ptx, "cvta.global.u64 %y6, %ga0;\n  fence.proxy.tensormap::generic.acquire.gpu [%y6], 128;"));
+  CHECK(contains(k.ptx,
+                 "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%sa0], "
+                 "[%y6, {0}], [%sa1];"));
+  CHECK(contains(k.ptx, ".shared .align 128 .b8 smem["));
+  // Version 2: the address of its box (slot 1); version 7: its map (slot 2) copied into the cell.
+  CHECK(contains(k.ptx,
+                 "add.u64 %y6, %tr0, 400;\n  tensormap.replace.tile.global_address.global.b1024.b64 [%ga0], %y6;"));
+  CHECK(contains(
+      k.ptx, "add.u64 %y6, %tr0, 256;\n  ld.v2.u64 {%y1, %y2}, [%y6+0];\n  st.global.v2.u64 [%ga0+0], {%y1, %y2};"));
+  CHECK(contains(k.ptx, "st.global.v2.u64 [%ga0+112], {%y1, %y2};"));
+  CHECK_FALSE(contains(k.ptx, "st.global.u64 [%ga0], 7"));
+}
+
+TEST_CASE("tensor maps: uses that have no device form are refused at the instruction", "[ptxgen][tensormap]") {
+  auto refused = [](const std::string& body, const std::string& cond = "exists (X == 1)") {
+    return litmus::parseTest(
+        "PTX T\n{ .global tmap = 1; .global y = 0; .shared X = 0; .mbarrier bar = 1; }\n"
+        "P0@cta 0,cluster 0,gpu 0:\n"
+        "    cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+        "[X], [tmap, {0}], [bar];\n" +
+            body + cond + "\n",
+        "T.litmus");
+  };
+  CHECK_THROWS_WITH(ptxgen::generate(refused("    tensormap.replace.tile.box_dim.global.b1024.b32 [tmap], 0, 8;\n")),
+                    Catch::Contains("T.litmus:5:") && Catch::Contains("only tensormap.replace.tile.global_address"));
+  CHECK_THROWS_WITH(
+      ptxgen::generate(refused("    tensormap.replace.tile.global_address.global.b1024.b64 [tmap], r1;\n")),
+      Catch::Contains("T.litmus:5:") && Catch::Contains("the version must be an integer"));
+  CHECK_THROWS_WITH(ptxgen::generate(refused("    st.release.gpu.global.u64 [tmap], 2;\n")),
+                    Catch::Contains("T.litmus:5:") && Catch::Contains("only a weak st"));
+  CHECK_THROWS_WITH(ptxgen::generate(refused("    ld.global.u64 r1, [tmap];\n")),
+                    Catch::Contains("T.litmus:5:") && Catch::Contains("holds a tensor map"));
+  CHECK_THROWS_WITH(ptxgen::generate(refused("", "exists (tmap == 1)")),
+                    Catch::Contains("T.litmus:1:") && Catch::Contains("not the model's descriptor versions"));
+  auto coord = litmus::parseTest(R"(PTX C
+{ .global tmap = 1; .shared X = 0; .mbarrier bar = 1; }
+P0@cta 0,cluster 0,gpu 0:
+    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [X], [tmap, {0, 1}], [bar];
+exists (X == 1)
+)",
+                                 "C.litmus");
+  CHECK_THROWS_WITH(ptxgen::generate(coord), Catch::Contains("C.litmus:4:") && Catch::Contains("coordinate 0"));
+  auto shared = litmus::parseTest(R"(PTX S
+{ .shared tmap = 1; .shared X = 0; .mbarrier bar = 1; }
+P0@cta 0,cluster 0,gpu 0:
+    cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [X], [tmap, {0}], [bar];
+exists (X == 1)
+)",
+                                  "S.litmus");
+  CHECK_THROWS_WITH(ptxgen::generate(shared), Catch::Contains("S.litmus:4:") && Catch::Contains(".global space"));
+}
+
+TEST_CASE("tensor maps: a tensor store or reduction writes through a map encoded over <map>_tensor",
+          "[ptxgen][tensormap]") {
+  auto test = litmus::parseTest(R"(PTX TS
+{ .shared X = 0; .global tmap = 1; .global tmap_tensor = 0 }
+P0@cta 0,cluster 0,gpu 0:
+    st.shared::cta.u32 [X], 1;
+    fence.proxy.async.shared::cta;
+    cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [tmap, {0}], [X];
+    cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [tmap, {0}], [X];
+    cp.async.bulk.prefetch.tensor.1d.L2.global [tmap, {0}];
+    cp.async.bulk.commit_group;
+    cp.async.bulk.wait_group 0;
+    ld.global.u32 r0, [tmap_tensor];
+exists (0:r0 == 0)
+)",
+                                "TS.litmus");
+  auto k = ptxgen::generate(test);
+  REQUIRE(k.tensorMaps.size() == 1);
+  CHECK(k.globals.at(static_cast<size_t>(k.tensorMaps[0].tensorLoc)).name == "tmap_tensor");
+  CHECK(k.tensorMaps[0].versions == std::vector<int64_t>{1});
+  CHECK(contains(k.ptx, "cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group [%y6, {0}], [%sa0];"));
+  CHECK(contains(k.ptx, "cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [%y6, {0}], [%sa0];"));
+  CHECK(contains(k.ptx, "cp.async.bulk.prefetch.tensor.1d.L2.global.tile [%y6, {0}];"));
+  CHECK(contains(k.ptx, "fence.proxy.tensormap::generic.acquire.gpu [%y6], 128;"));
+  // Refused: no tensor location, a map both loaded and written through, a new descriptor in a written map.
+  auto bad = [](const std::string& decl, const std::string& body) {
+    return litmus::parseTest("PTX B\n{ .shared X = 0; .mbarrier bar = 1; .global tmap = 1" + decl +
+                                 " }\nP0@cta 0,cluster 0,gpu 0:\n"
+                                 "    cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [tmap, {0}], [X];\n" +
+                                 body + "exists (X == 0)\n",
+                             "B.litmus");
+  };
+  CHECK_THROWS_WITH(ptxgen::generate(bad("", "")), Catch::Contains("B.litmus:4:") && Catch::Contains("'tmap_tensor'") &&
+                                                       Catch::Contains("does not declare"));
+  CHECK_THROWS_WITH(
+      ptxgen::generate(bad("; .global tmap_tensor = 0",
+                           "    cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [X], "
+                           "[tmap, {0}], [bar];\n")),
+      Catch::Contains("B.litmus:5:") && Catch::Contains("loaded through"));
+  CHECK_THROWS_WITH(ptxgen::generate(bad("; .global tmap_tensor = 0",
+                                         "    tensormap.replace.tile.global_address.global.b1024.b64 [tmap], 2;\n")),
+                    Catch::Contains("B.litmus:5:") && Catch::Contains("over 'tmap_tensor' only"));
+}
+
+TEST_CASE("tensor maps: tensormap.replace without a tensor copy is emitted as written", "[ptxgen][tensormap]") {
   auto upd = litmus::parseTest(R"(PTX UPD
 { .global tmap = 1; .global flag = 0; }
 P0@cta 0,cluster 0,gpu 0:
@@ -171,7 +294,10 @@ exists (1:r0 == 1)
   CHECK(contains(k.ptx, "tensormap.replace.tile.box_dim.global.b1024.b32 [%ga"));
   CHECK(contains(k.ptx, "], 1, 8;"));
   CHECK(contains(k.ptx, "tensormap.replace.tile.swizzle_mode.global.b1024.b32 [%ga"));
-  CHECK(contains(k.ptx, "fence.proxy.tensormap::generic.acquire.gpu [%ga"));
+  // generic addressing (PTX ISA 9.2 §9.7.13.4: "Generic Addressing is used unconditionally")
+  CHECK(contains(k.ptx, "cvta.global.u64 %y6, %ga0;\n  fence.proxy.tensormap::generic.acquire.gpu [%y6], 128;"));
+  CHECK(k.tensorMaps.empty());  // no tensor copy: the location's cells hold the litmus values
+  CHECK_FALSE(contains(k.ptx, "p_tmap"));
   REQUIRE_FALSE(k.globals.empty());
   CHECK(k.globals[0].cellBytes == 128);  // a tensor-map object is 1024 bits
   CHECK_FALSE(k.notes.empty());

@@ -363,3 +363,147 @@ TEST_CASE("surface map: coordinates of each cell from the array's discovered lay
   CHECK(runner::surfaceMap(layout, elements, stride, error).empty());
   CHECK_THAT(error, Catch::Contains("fewer than"));
 }
+
+TEST_CASE("tensor maps: cuTensorMapEncodeTiled arguments of each rank meet the driver's requirements",
+          "[runner][tensormap]") {
+  for (int rank = 1; rank <= 5; ++rank) {
+    INFO("rank " << rank);
+    ptxgen::TensorMapSpec spec{0, rank, {1, 2}, 0};
+    const auto a = runner::encodeArgs(spec, 0x7f0000001230);
+    CHECK(a.rank == static_cast<uint32_t>(rank));
+    CHECK(a.globalAddress == 0x7f0000001230);
+    CHECK(a.elementBytes == 4);
+    // One box: 4 u32 elements in dimension 0, 1 in the others, packed 16-byte rows.
+    CHECK(a.globalDim[0] == 4);
+    CHECK(a.boxDim[0] == 4);
+    uint64_t boxBytes = a.boxDim[0] * a.elementBytes;
+    for (int d = 1; d < rank; ++d) {
+      CHECK(a.globalDim[static_cast<size_t>(d)] == 1);
+      CHECK(a.boxDim[static_cast<size_t>(d)] == 1);
+      CHECK(a.globalStrides[static_cast<size_t>(d - 1)] == 16);
+      boxBytes *= a.boxDim[static_cast<size_t>(d)];
+    }
+    for (int d = 0; d < rank; ++d) CHECK(a.elementStrides[static_cast<size_t>(d)] == 1);
+    CHECK(boxBytes == static_cast<uint64_t>(ptxgen::tmap::kBoxBytes));  // the litmus complete-tx count
+    CHECK(runner::checkEncodeArgs(a).empty());
+  }
+}
+
+TEST_CASE("tensor maps: each broken requirement of cuTensorMapEncodeTiled is named", "[runner][tensormap]") {
+  const ptxgen::TensorMapSpec spec{0, 2, {1}, 0};
+  const auto good = runner::encodeArgs(spec, 4096);
+  auto broken = [&](auto edit) {
+    auto a = good;
+    edit(a);
+    return runner::checkEncodeArgs(a);
+  };
+  using Catch::Contains;
+  using A = runner::TensorEncodeArgs;
+  CHECK_THAT(broken([](A& a) { a.rank = 0; }), Contains("tensorRank 0 is not in 1..5"));
+  CHECK_THAT(broken([](A& a) { a.rank = 6; }), Contains("tensorRank 6"));
+  CHECK_THAT(broken([](A& a) { a.globalAddress += 8; }), Contains("not 16-byte aligned"));
+  CHECK_THAT(broken([](A& a) { a.globalDim[1] = 0; }), Contains("globalDim[1] = 0 is not in 1..2^32"));
+  CHECK_THAT(broken([](A& a) { a.globalDim[1] = (uint64_t{1} << 32) + 1; }), Contains("globalDim[1]"));
+  CHECK_THAT(broken([](A& a) { a.globalStrides[0] = 24; }), Contains("globalStrides[0] = 24 is not a multiple of 16"));
+  CHECK_THAT(broken([](A& a) { a.globalStrides[0] = uint64_t{1} << 40; }), Contains("is not below 2^40"));
+  CHECK_THAT(broken([](A& a) { a.globalDim[0] = 8; }), Contains("globalStrides[0] = 16 is smaller than dimension 0"));
+  CHECK_THAT(broken([](A& a) { a.boxDim[1] = 0; }), Contains("boxDim[1] = 0 is not in 1..256"));
+  CHECK_THAT(broken([](A& a) {
+               a.globalDim[0] = 1024;
+               a.globalStrides[0] = 4096;
+               a.boxDim[0] = 257;
+             }),
+             Contains("boxDim[0] = 257 is not in 1..256"));
+  CHECK_THAT(broken([](A& a) { a.boxDim[0] = 5; }), Contains("exceeds globalDim[0]"));
+  CHECK_THAT(broken([](A& a) { a.boxDim[0] = 2; }), Contains("not a multiple of 16"));
+  CHECK_THAT(broken([](A& a) { a.elementStrides[1] = 9; }), Contains("elementStrides[1] = 9 is not in 1..8"));
+  CHECK_THAT(broken([](A& a) { a.elementStrides[0] = 0; }), Contains("elementStrides[0] = 0"));
+}
+
+TEST_CASE("tensor maps: the tensor buffer holds each version's box at the record layout of ptxgen::tmap",
+          "[runner][tensormap]") {
+  auto test = litmus::parseTest(R"(PTX TB
+{ .global a = 1; .global b = 5; .shared X = 0; .shared Y = 0; .mbarrier bar = 1; }
+P0@cta 0,cluster 0,gpu 0:
+    tensormap.replace.tile.global_address.global.b1024.b64 [a], 300;
+    mbarrier.arrive.expect_tx.shared::cta.b64 state, [bar], 32;
+    cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [X], [a, {0}], [bar];
+    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [Y], [b, {0, 0}], [bar];
+exists (X == 1)
+)",
+                                "TB.litmus");
+  auto k = ptxgen::generate(test);
+  REQUIRE(k.tensorMaps.size() == 2);
+  CHECK(k.tensorMaps[0].versions == std::vector<int64_t>{1, 300});
+  CHECK(k.tensorMaps[1].versions == std::vector<int64_t>{5});
+  CHECK(k.tensorMaps[1].firstSlot == 2);
+  CHECK(k.tensorMaps[1].rank == 2);
+  REQUIRE(k.tensorSlots == 3);
+  const uint64_t rec = ptxgen::tmap::recordBytes(3);
+  CHECK(rec % 128 == 0);
+  const auto image = runner::tensorBufferImage(k, 4);
+  REQUIRE(image.size() == 4 * rec);
+  auto word = [&](uint64_t at) {
+    uint64_t v = 0;
+    for (int b = 7; b >= 0; --b) v = v << 8 | image[at + static_cast<uint64_t>(b)];
+    return v;
+  };
+  for (uint64_t c = 0; c < 4; ++c) {
+    CHECK(word(c * rec + ptxgen::tmap::boxOffset(3, 0)) == 1);
+    CHECK(word(c * rec + ptxgen::tmap::boxOffset(3, 1)) == 300);
+    CHECK(word(c * rec + ptxgen::tmap::boxOffset(3, 2)) == 5);
+    CHECK(word(c * rec + ptxgen::tmap::boxOffset(3, 2) + 8) == 0);
+    CHECK(word(c * rec + ptxgen::tmap::mapOffset(0)) == 0);  // maps: encoded on the device machine
+  }
+  // Every map of every cell is 64-byte aligned and every box 16-byte aligned at an aligned base.
+  const uint64_t base = 1 << 20;
+  for (uint64_t c = 0; c < 4; ++c)
+    for (int slot = 0; slot < 3; ++slot) {
+      CHECK((base + c * rec + ptxgen::tmap::mapOffset(slot)) % ptxgen::tmap::kMapAlign == 0);
+      const uint64_t box = runner::boxAddress(k, base, c, slot);
+      CHECK(box % 16 == 0);
+      CHECK(runner::checkEncodeArgs(runner::encodeArgs(k.tensorMaps[slot < 2 ? 0 : 1], box)).empty());
+    }
+  const auto j = runner::tensorMapsJson(k);
+  REQUIRE(j.size() == 2);
+  CHECK(j[0]["location"] == "a");
+  CHECK(j[0]["versions"] == nlohmann::json::array({1, 300}));
+  CHECK(j[1]["globalDim"] == nlohmann::json::array({4, 1}));
+  CHECK(j[1]["boxDim"] == nlohmann::json::array({4, 1}));
+  CHECK(j[1]["elementType"] == "u32");
+}
+
+TEST_CASE("tensor maps: a map written through locates its tensor location's cell of the same index",
+          "[runner][tensormap]") {
+  auto test = litmus::parseTest(R"(PTX TW
+{ .shared X = 0; .global tmap = 1; .global other = 0; .global tmap_tensor = 0 }
+P0@cta 0,cluster 0,gpu 0:
+    st.shared::cta.u32 [X], 1;
+    fence.proxy.async.shared::cta;
+    cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [tmap, {0}], [X];
+    cp.async.bulk.commit_group;
+    cp.async.bulk.wait_group 0;
+    ld.global.u32 r0, [tmap_tensor];
+    st.global.u32 [other], 1;
+exists (0:r0 == 0)
+)",
+                                "TW.litmus");
+  auto k = ptxgen::generate(test);
+  REQUIRE(k.tensorMaps.size() == 1);
+  const auto& spec = k.tensorMaps[0];
+  REQUIRE(spec.tensorLoc == 2);
+  runner::StressParams p;  // shuffled locations by default
+  std::mt19937_64 rng(7);
+  const uint64_t columns = 9;
+  for (int launch = 0; launch < 20; ++launch) {
+    const auto c = runner::buildConfig(k, p, columns, runner::candidateValues(test, k), rng);
+    using ptxgen::cfg::kLocPerm;
+    CHECK(c[kLocPerm + 3 * 2] == c[kLocPerm + 3 * spec.globalLoc]);
+    CHECK(c[kLocPerm + 3 * 2 + 1] == c[kLocPerm + 3 * spec.globalLoc + 1]);
+    CHECK(c[kLocPerm + 3 * 2 + 2] == 2 * c[kLocPerm + 3 * 1 + 2]);  // its own region
+  }
+  const runner::CellLayout layout{1 << 20, 1 << 16, 128};
+  CHECK(runner::mapTarget(k, spec, spec.firstSlot, 5, 1 << 24, layout) == (1 << 20) + 2 * (1 << 16) + 5 * 128);
+  CHECK(runner::checkEncodeArgs(runner::encodeArgs(spec, runner::mapTarget(k, spec, 0, 5, 1 << 24, layout))).empty());
+  CHECK(runner::tensorMapsJson(k)[0]["tensor"] == "tmap_tensor");
+}

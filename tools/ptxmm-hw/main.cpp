@@ -7,6 +7,9 @@
 //       placement and the observed locations, which determine the allowed states; tests that share it
 //       (same program, other name or condition) share their allowed states too.
 //   --emit-ptx DIR  write each test's kernel to DIR/NAME.ptx instead of running.
+// `ptxmm-hw campaign ...` is `ptxmm campaign ...` (cli/CampaignCli.cpp: the durable store, resume,
+// workers per GPU, tune, coverage, compare, merge, report) without the checker: allowed states come
+// from --model-states or from a store planned by `ptxmm campaign run --plan-only --mutants`.
 // Prints the litmus7-style log of every test (report::runCampaign); exit codes as `ptxmm run`.
 #include <filesystem>
 #include <fstream>
@@ -15,6 +18,7 @@
 #include <memory>
 #include <string>
 
+#include "cli/CampaignCli.hpp"
 #include "cli/Commands.hpp"
 #include "cli/RunOptions.hpp"
 #include "litmus/Parser.hpp"
@@ -25,25 +29,6 @@
 namespace {
 
 using namespace ptxmm;
-
-/// The model states of --model-states, by test hash (lines that are not a decided check are skipped).
-std::shared_ptr<std::map<std::string, report::ModelStates>> readModelStates(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw std::runtime_error(path + ": error: cannot read the --model-states file");
-  auto table = std::make_shared<std::map<std::string, report::ModelStates>>();
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.empty() || line[0] != '{') continue;
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.contains("hash") || !j.contains("states")) continue;
-    if (j.value("status", std::string("done")) != "done") continue;
-    report::ModelStates ms;
-    ms.model = j.value("model", std::string("model"));
-    for (const auto& st : j["states"]) ms.allowed.insert(st.value("state", std::string()));
-    (*table)[j["hash"].get<std::string>()] = ms;
-  }
-  return table;
-}
 
 /// --emit-ptx: every test's kernel as DIR/NAME.ptx.
 void emitPtx(const report::CampaignOptions& opt, const std::string& dir) {
@@ -65,6 +50,20 @@ void emitPtx(const report::CampaignOptions& opt, const std::string& dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "campaign") {
+    CLI::App app{"ptxmm-hw campaign: hardware campaigns on a durable store, without the checker"};
+    app.require_subcommand(1);
+    int exitCode = cli::kOk;
+    cli::CampaignHooks hooks;
+    hooks.tool = "ptxmm-hw";
+    cli::addCampaignCommand(app, exitCode, hooks);
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      return app.exit(e) == 0 ? 0 : cli::kUserError;
+    }
+    return exitCode;
+  }
   CLI::App app{"ptxmm-hw: run litmus tests on the GPU as stress kernels (litmus7-style logs), without the checker"};
   cli::RunOptions run;
   std::string modelStates, emitDir;
@@ -81,15 +80,7 @@ int main(int argc, char** argv) {
   try {
     opt = cli::campaignOptions(run);
     if (!modelStates.empty()) {
-      auto table = readModelStates(modelStates);
-      opt.oracle = [table](const litmus::Test& t, std::string& error) -> std::optional<report::ModelStates> {
-        auto it = table->find(litmus::testHash(t));
-        if (it == table->end()) {
-          error = "no model states for this test's hash in --model-states";
-          return std::nullopt;
-        }
-        return it->second;
-      };
+      opt.oracle = cli::modelStatesOracle(modelStates);
     }
   } catch (const std::runtime_error& e) {
     std::cerr << e.what() << "\n";

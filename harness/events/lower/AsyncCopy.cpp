@@ -14,6 +14,26 @@ int64_t constValue(Lowerer& L, PathState& st, const Operand& o, const char* what
   return L.prog_.exprs.node(v).value;
 }
 
+/// The tensor store `cp.async.bulk.tensor.Nd.global.shared::cta.bulk_group [tensorMap, {coords}], [srcMem]`
+/// (§9.7.9.25.5.2): the tensor-map read in the tensormap proxy, the async-proxy read of the source and the
+/// async-proxy write of its value to the tensor the map locates (Lowerer::tensorOfMap), the implicit proxy
+/// fence; bulk async-group completion (docs/lowering.md "Tensor maps").
+Flow lowerTensorStore(Lowerer& L, PathState& st, const Instr& in) {
+  auto& X = L.prog_.exprs;
+  EventId m = L.emitMarker(st, in, Builtin::CP_BULK);
+  Access map = L.tensorMapAccess(st, in, 0);
+  Access tensor = L.tensorOfMap(in, 0);
+  Access src = L.resolve(st, L.operand(in, 1, "source"), Space::SharedCta, in);
+  int inst = L.newInstance(m);
+  int op = L.newAsyncOp(inst, in.op, L.thread(L.curThread_).where.cta);
+  L.asyncRead(st, op, in, map, Proxy::Tensormap, Sem::Weak, Scope::None, Builtin::CP_BULK);
+  EventId r = L.asyncRead(st, op, in, src, Proxy::Async, Sem::Weak, Scope::None, Builtin::CP_BULK);
+  L.asyncWrite(st, op, in, tensor, Proxy::Async, Sem::Weak, Scope::None, X.readVal(r), Builtin::CP_BULK);
+  L.implicitProxyFence(st, op, in, Builtin::CP_BULK);
+  st.bulkUncommitted.push_back(inst);
+  return Flow::Next;
+}
+
 /// cp.async.bulk and cp.async.bulk.tensor. The tensor copy is the same async operation whose source
 /// read is the read of the tensor map through the tensormap proxy (§9.7.9.25.5.2 "The tensorMap is
 /// accessed in tensormap proxy"): the copied value is the map's value, the descriptor version, and the
@@ -34,7 +54,7 @@ Flow lowerBulk(Lowerer& L, PathState& st, const Instr& in, Work&) {
     return src;
   };
   if (in.hasFlag("bulk_group")) {
-    if (tensor) L.unsupported(in, "the tensor store form (.bulk_group) has no litmus abstraction");
+    if (tensor) return lowerTensorStore(L, st, in);
     EventId m = L.emitMarker(st, in, Builtin::CP_BULK);
     Access dst = L.resolve(st, L.operand(in, 0, "destination"), in.space, in);
     Access src = L.resolve(st, L.operand(in, 1, "source"), in.srcSpace, in);
@@ -185,7 +205,7 @@ Flow lowerAsyncCopy(Lowerer& L, PathState& st, const Instr& in, Work& work) {
 
 int mbarrierOperandAsyncCopy(const Instr& in) {
   if (in.op == OpId::CpAsyncBulk) return in.hasFlag("mbarrier::complete_tx::bytes") ? Lowerer::nthAddr(in, 2) : -1;
-  if (in.op == OpId::CpAsyncBulkTensor) return Lowerer::nthAddr(in, 2);
+  if (in.op == OpId::CpAsyncBulkTensor) return in.hasFlag("bulk_group") ? -1 : Lowerer::nthAddr(in, 2);
   return -1;
 }
 

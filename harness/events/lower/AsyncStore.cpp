@@ -8,31 +8,6 @@
 namespace ptxmm::events::lowering {
 namespace {
 
-/// The operation of a red.async (Validate.cpp accepted only these).
-std::string redOp(Lowerer& L, const Instr& in) {
-  for (const char* f : {"add", "inc", "dec", "min", "max", "and", "or", "xor"})
-    if (in.hasFlag(f)) return f;
-  L.fail(in.src, "red.async without an operation (.add, .inc, .dec, .min, .max, .and, .or, .xor)");
-}
-
-/// The new value of a red.async `op` on `old` with operand `b` (inc/dec as atom, docs/lowering.md).
-ExprId redNext(Lowerer& L, const std::string& op, ExprId old, ExprId b) {
-  auto& X = L.prog_.exprs;
-  if (op == "add") return X.make(ExprOp::Add, {old, b});
-  if (op == "and") return X.make(ExprOp::And, {old, b});
-  if (op == "or") return X.make(ExprOp::Or, {old, b});
-  if (op == "xor") return X.make(ExprOp::Xor, {old, b});
-  if (op == "min") return X.make(ExprOp::Ite, {X.make(ExprOp::Lt, {b, old}), b, old});
-  if (op == "max") return X.make(ExprOp::Ite, {X.make(ExprOp::Lt, {old, b}), b, old});
-  if (op == "inc")
-    return X.make(ExprOp::Ite,
-                  {X.make(ExprOp::Le, {b, old}), X.constant(0), X.make(ExprOp::Add, {old, X.constant(1)})});
-  // dec
-  return X.make(ExprOp::Ite,
-                {X.make(ExprOp::LOr, {X.make(ExprOp::Eq, {old, X.constant(0)}), X.make(ExprOp::Lt, {b, old})}), b,
-                 X.make(ExprOp::Sub, {old, X.constant(1)})});
-}
-
 /// `[a], b, [mbar]`: the destination and the mbarrier, both shared memory of one CTA of the issuing
 /// thread's cluster (for red.async another CTA than the issuer's), in a cluster of more than one CTA.
 std::pair<Access, Access> operands(Lowerer& L, PathState& st, const Instr& in) {
@@ -77,10 +52,11 @@ Flow lowerAsyncAccess(Lowerer& L, PathState& st, const Instr& in, Work&) {
     L.dataDeps(w, b);
   } else {
     // A relaxed.cluster reduction in the generic proxy (§9.7.13.7 "a relaxed memory operation").
-    const std::string o = redOp(L, in);
+    const std::string o = reductionOp(in);
+    if (o.empty()) L.fail(in.src, "red.async without an operation (.add, .inc, .dec, .min, .max, .and, .or, .xor)");
     auto [r, w] = L.emitRmw(
         st, in, dst, Proxy::Generic, Sem::Relaxed, Scope::Cluster, {Builtin::RED}, ".async." + o,
-        [&](ExprId old) { return redNext(L, o, old, b); }, op);
+        [&](ExprId old) { return reductionNext(L, o, old, b); }, op);
     L.dataDeps(w, L.prog_.events[static_cast<size_t>(w)].value, r);
   }
   auto [cr, cw] = L.asyncCompleteTx(st, op, in, bar, bytes, Builtin::ASYNC_OP);

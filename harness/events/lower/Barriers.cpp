@@ -65,7 +65,7 @@ Flow lowerBar(Lowerer& L, PathState& st, const Instr& in, Work& work) {
   int gen = L.barrierUse(st, b).arrived++;
   if (count >= 0) L.barrierUse(st, b).counts[gen] = count;
   EventId e = L.emitFence(st, std::move(f), fmt::format("{} {}", sync ? "bar.sync" : "bar.arrive", id));
-  L.bars_.push_back({e, L.curThread_, cta, id, gen, sync, count});
+  L.bars_.push_back({e, L.curThread_, cta, id, gen, sync, count, b});
   if (sync) L.waitAtBarrier(st, b, gen, e);
   return Flow::Next;
 }
@@ -79,8 +79,9 @@ Flow lowerClusterArrive(Lowerer& L, PathState& st, const Instr& in, Work&) {
   if (!relaxed) addTag(f, Builtin::F_REL);
   EventId e = L.emitFence(st, std::move(f), relaxed ? "barrier.cluster.arrive.relaxed" : "barrier.cluster.arrive");
   const int cluster = L.thread(L.curThread_).where.cluster;
-  ++L.barrierUse(st, L.barrierOf(true, cluster, 0)).arrived;
-  L.clusterArrives_.push_back({e, L.curThread_, cluster, 0, st.clusterArriveGen++, false});
+  const int b = L.barrierOf(true, cluster, 0);
+  ++L.barrierUse(st, b).arrived;
+  L.clusterArrives_.push_back({e, L.curThread_, cluster, 0, st.clusterArriveGen++, false, -1, b});
   return Flow::Next;
 }
 
@@ -91,8 +92,9 @@ Flow lowerClusterWait(Lowerer& L, PathState& st, const Instr& in, Work&) {
   EventId e = L.emitFence(st, std::move(f), "barrier.cluster.wait");
   const int cluster = L.thread(L.curThread_).where.cluster;
   int gen = st.clusterWaitGen++;
-  L.clusterWaits_.push_back({e, L.curThread_, cluster, 0, gen, true});
-  L.waitAtBarrier(st, L.barrierOf(true, cluster, 0), gen, e);
+  const int b = L.barrierOf(true, cluster, 0);
+  L.clusterWaits_.push_back({e, L.curThread_, cluster, 0, gen, true, -1, b});
+  L.waitAtBarrier(st, b, gen, e);
   return Flow::Next;
 }
 

@@ -109,7 +109,7 @@ void Lowerer::buildLocations() {
       const Instr& in = *st.instr;
       auto info = ptx::opInfo(in.op);
       if (info.family == ptx::OpFamily::Mbarrier || in.op == OpId::CpAsyncBulk || in.op == OpId::CpAsyncBulkTensor ||
-          in.op == OpId::ClcTryCancel || in.op == OpId::Tcgen05Commit) {
+          in.op == OpId::ClcTryCancel || in.op == OpId::Tcgen05Commit || in.op == OpId::CpReduceAsyncBulk) {
         int mbarIdx = mbarOperandIndex(in);
         if (mbarIdx >= 0 && static_cast<size_t>(mbarIdx) < in.operands.size()) {
           bool all = in.hasFlag("multicast::cluster") || in.hasFlag("multicast::cluster::all");
@@ -287,6 +287,30 @@ Access Lowerer::resolveRef(const LocRef& ref, Space space, const SourceLoc& at) 
     a.space = Space::Global;
   }
   return a;
+}
+
+Access Lowerer::tensorMapAccess(PathState& st, const Instr& in, size_t i) {
+  const Operand& o = operand(in, i, "tensor map");
+  Access a = resolve(st, o, Space::Generic, in);
+  if (a.shared)
+    fail(o.src, fmt::format("the tensor map of {} must be a global location (PTX ISA 9.2 §9.7.9.25.5: .param, .const "
+                            "or .global; .global is modelled)",
+                            ptx::opInfo(in.op).mnemonic));
+  return a;
+}
+
+Access Lowerer::tensorOfMap(const Instr& in, size_t i) {
+  const Operand& o = operand(in, i, "tensor map");
+  if (!o.baseReg.empty() || o.loc.name.empty())
+    unsupported(in, "the tensor map must be a named location (its tensor is the location `<map>_tensor`)");
+  LocRef ref;
+  ref.name = o.loc.name + "_tensor";
+  auto it = decls_.find(ref.name);
+  if (it == decls_.end() || aliasTarget(*it->second)->space != Space::Global)
+    fail(o.src, fmt::format("{} writes the tensor that map '{}' locates: declare it as the global location '{}' "
+                            "(docs/lowering.md \"Tensor maps\")",
+                            ptx::opInfo(in.op).mnemonic, o.loc.name, ref.name));
+  return resolveRef(ref, Space::Global, o.src);
 }
 
 }  // namespace ptxmm::events::lowering

@@ -95,7 +95,9 @@ EventProgram Lowerer::run() {
   for (const auto& th : test_.threads)
     for (const auto& stmt : th.code)
       if (stmt.instr && (stmt.instr->op == OpId::BarSync || stmt.instr->op == OpId::BarArrive ||
-                         stmt.instr->op == OpId::BarrierClusterArrive || stmt.instr->op == OpId::BarrierClusterWait))
+                         stmt.instr->op == OpId::BarrierClusterArrive || stmt.instr->op == OpId::BarrierClusterWait ||
+                         stmt.instr->op == OpId::BarWarpSync || stmt.instr->op == OpId::ElectSync ||
+                         stmt.instr->op == OpId::GriddepWait))
         hasExecBarriers_ = true;
   for (size_t t = 0; t < test_.threads.size(); ++t) lowerThread(static_cast<int>(t));
   addBarrierBlockedPaths();
@@ -138,6 +140,7 @@ int64_t Lowerer::specialValue(int t, const Operand& o) const {
       n == "cluster_ctaid.z" || n == "clusterid.y" || n == "clusterid.z")
     return 0;
   if (n == "ctaid.x" || n == "ctaid") return w.cta;
+  if (n == "laneid") return laneOf(t);  // the thread's position among its warp's litmus threads
   if (n == "cluster_ctaid.x" || n == "cluster_ctarank") return clusterRank(w.cta);
   if (n == "clusterid.x" || n == "clusterid") return w.cluster;
   if (n == "cluster_nctarank" || n == "cluster_nctaid.x") return static_cast<int64_t>(ctasOfCluster(w.cluster).size());
@@ -274,6 +277,30 @@ EventId Lowerer::emitWrite(PathState& st, const Instr& in, const Access& a, Prox
 EventId Lowerer::emitFence(PathState& st, Event f, const std::string& label) {
   f.label = label;
   return emit(st, std::move(f));
+}
+
+ExprId reductionNext(Lowerer& L, std::string_view op, ExprId old, ExprId b) {
+  auto& X = L.prog_.exprs;
+  if (op == "add") return X.make(ExprOp::Add, {old, b});
+  if (op == "and") return X.make(ExprOp::And, {old, b});
+  if (op == "or") return X.make(ExprOp::Or, {old, b});
+  if (op == "xor") return X.make(ExprOp::Xor, {old, b});
+  if (op == "min") return X.make(ExprOp::Ite, {X.make(ExprOp::Lt, {b, old}), b, old});
+  if (op == "max") return X.make(ExprOp::Ite, {X.make(ExprOp::Lt, {old, b}), b, old});
+  if (op == "inc")
+    return X.make(ExprOp::Ite,
+                  {X.make(ExprOp::Le, {b, old}), X.constant(0), X.make(ExprOp::Add, {old, X.constant(1)})});
+  if (op == "dec")
+    return X.make(ExprOp::Ite,
+                  {X.make(ExprOp::LOr, {X.make(ExprOp::Eq, {old, X.constant(0)}), X.make(ExprOp::Lt, {b, old})}), b,
+                   X.make(ExprOp::Sub, {old, X.constant(1)})});
+  return -1;
+}
+
+std::string reductionOp(const Instr& in) {
+  for (const char* f : {"add", "inc", "dec", "min", "max", "and", "or", "xor"})
+    if (in.hasFlag(f)) return f;
+  return "";
 }
 
 EventId Lowerer::emitMarker(PathState& st, const Instr& in, Builtin familyTag) {

@@ -114,8 +114,10 @@ struct SyncRecord {
   int group;   // CTA (bar) or cluster (cluster barrier)
   int64_t id;  // barrier id (bar) or 0
   int gen;
-  bool isSync;     // bar.sync / cluster wait
-  int count = -1;  // thread count of a named-barrier use (-1: all participants)
+  bool isSync;       // bar.sync / cluster wait
+  int count = -1;    // thread count of a named-barrier use (-1: all participants)
+  int barrier = -1;  // index into EventProgram::barriers
+  bool orders = true;  // pairs of this barrier's records are in bar-sync (not elect.sync, griddepcontrol.wait)
 };
 
 /// The EXIT event of a path that ends normally, with its arrivals per execution barrier.
@@ -161,9 +163,11 @@ class Lowerer {
   std::map<std::string, std::set<std::pair<EventId, EventId>>> rels_;
   std::vector<SyncRecord> bars_, clusterArrives_, clusterWaits_;
   std::vector<ExitRecord> exits_;
+  std::vector<EventId> gridLaunches_;  // griddepcontrol.launch_dependents of the primary grid (grid-start)
   bool hasExecBarriers_ = false;  // the test uses bar.sync/bar.arrive/barrier.cluster: paths end with EXIT
   std::vector<Instance> instances_;
   std::map<std::tuple<bool, int, int64_t>, int> barrierIndex_;  // (cluster?, CTA/cluster, id) -> barrier
+  std::map<std::string, int> namedBarrierIndex_;                // barrierNamed: name -> barrier
   std::vector<std::vector<Path>> barrierCandidates_;            // per thread: paths blocked at a barrier wait (maybe)
   int curThread_ = -1;
   std::map<std::string, int> labels_;
@@ -320,6 +324,13 @@ class Lowerer {
   void asyncComplete(int op, EventId waiter, bool readsOnly);
   void finishAsyncRelations();
 
+  // ----- tensor maps (Layout.cpp; docs/lowering.md "Tensor maps") -------------------------------------
+
+  /// The tensor-map operand `i` of `in` (`[tensorMap, {coords}]`): a global location.
+  Access tensorMapAccess(PathState& st, const Instr& in, size_t i);
+  /// The tensor that the map named by operand `i` of `in` locates: the global location `<map>_tensor`.
+  Access tensorOfMap(const Instr& in, size_t i);
+
   // ----- paths (Paths.cpp) ----------------------------------------------------------------------------
 
   void lowerThread(int t);
@@ -380,6 +391,13 @@ class Lowerer {
   /// The execution barrier (cluster barrier of `group`, or named barrier `id` of CTA `group`) used by
   /// `in`.
   int barrierOf(bool cluster, int group, int64_t id);
+  /// The execution barrier named `name` (warp barriers, elect.sync, griddepcontrol.wait) of `kind`, with
+  /// `participants` (created on first use).
+  int barrierNamed(BarrierKind kind, const std::string& name, int group, const std::vector<int>& participants);
+  /// The litmus threads of thread t's warp (same CTA and `warp W`; a thread without a warp is alone in
+  /// its own), in header order: a thread's lane is its position there (litmus/README.md "Warps").
+  std::vector<int> warpThreads(int t) const;
+  int laneOf(int t) const;
   BarrierUse& barrierUse(PathState& st, int b);
   /// The path waits at generation `gen` of barrier `b` (its wait event `e` is emitted): remember the
   /// alternative where it blocks there (materialised by addBarrierBlockedPaths), then let it pass.
@@ -404,9 +422,15 @@ class Lowerer {
   /// completes whatever the other threads' paths are dropped until none changes. barriersConsistent
   /// then keeps exactly the consistent combinations.
   void addBarrierBlockedPaths();
-  /// bar-sync, cluster-sync and exit-sync from the barrier uses of all paths.
+  /// bar-sync, cluster-sync, exit-sync from the barrier uses of all paths; grid-start.
   void finishSyncRelations();
 };
+
+/// The value a PTX reduction `op` (.add .and .or .xor .min .max .inc .dec: atom, red, red.async,
+/// cp.reduce.async.bulk) writes over `old` with operand `b` (PTX ISA 9.2 §9.7.13.5); "" if `op` is none of them.
+[[nodiscard]] ExprId reductionNext(Lowerer& L, std::string_view op, ExprId old, ExprId b);
+/// The reduction operation flag of `in` (.add .inc .dec .min .max .and .or .xor), "" if none.
+[[nodiscard]] std::string reductionOp(const Instr& in);
 
 // ---------------------------------------------------------------------------------------------------
 // The families (one pair per PTX_FAMILY row of PtxOps.def, defined in lower/<file>.cpp)

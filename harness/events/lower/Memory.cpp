@@ -22,24 +22,12 @@ std::string atomOp(Lowerer& L, const Instr& in) {
 
 ExprId atomNext(Lowerer& L, const std::string& op, ExprId old, ExprId b, ExprId c) {
   auto& X = L.prog_.exprs;
-  if (op == "add") return X.make(ExprOp::Add, {old, b});
   // Dat3M operations (no PTX counterpart; the parser warned): sub = add of the negation.
   if (op == "sub") return X.make(ExprOp::Sub, {old, b});
   if (op == "mul") return X.make(ExprOp::Mul, {old, b});
   if (op == "div") return X.make(ExprOp::Div, {old, b});
-  if (op == "and") return X.make(ExprOp::And, {old, b});
-  if (op == "or") return X.make(ExprOp::Or, {old, b});
-  if (op == "xor") return X.make(ExprOp::Xor, {old, b});
   if (op == "exch") return b;
-  if (op == "min") return X.make(ExprOp::Ite, {X.make(ExprOp::Lt, {b, old}), b, old});
-  if (op == "max") return X.make(ExprOp::Ite, {X.make(ExprOp::Lt, {old, b}), b, old});
-  if (op == "inc")
-    return X.make(ExprOp::Ite,
-                  {X.make(ExprOp::Le, {b, old}), X.constant(0), X.make(ExprOp::Add, {old, X.constant(1)})});
-  if (op == "dec")
-    return X.make(ExprOp::Ite,
-                  {X.make(ExprOp::LOr, {X.make(ExprOp::Eq, {old, X.constant(0)}), X.make(ExprOp::Lt, {b, old})}), b,
-                   X.make(ExprOp::Sub, {old, X.constant(1)})});
+  if (ExprId v = reductionNext(L, op, old, b); v >= 0) return v;
   return old;
 }
 

@@ -13,7 +13,7 @@ namespace ptxmm::events::lowering {
 void Lowerer::finishSyncRelations() {
   for (const auto& a : bars_)
     for (const auto& b : bars_)
-      if (b.isSync && a.thread != b.thread && a.group == b.group && a.id == b.id && a.gen == b.gen)
+      if (b.isSync && a.orders && b.orders && a.thread != b.thread && a.barrier == b.barrier && a.gen == b.gen)
         rel(Builtin::bar_sync).insert({a.ev, b.ev});
   for (const auto& a : clusterArrives_)
     for (const auto& w : clusterWaits_)
@@ -28,8 +28,15 @@ void Lowerer::finishSyncRelations() {
       auto it = x.arrived.find(static_cast<int>(b));
       const int from = it == x.arrived.end() ? 0 : it->second;
       for (const auto& w : B.cluster ? clusterWaits_ : bars_)
-        if (w.isSync && w.count < 0 && w.thread != x.thread && w.group == B.group && w.id == B.id && w.gen >= from)
+        if (w.isSync && w.count < 0 && w.thread != x.thread && w.barrier == static_cast<int>(b) && w.gen >= from)
           rel(Builtin::exit_sync).insert({x.ev, w.ev});
+    }
+  // grid-start: the primary grid's launch_dependents -> every event of the dependent grid (its start).
+  for (EventId l : gridLaunches_)
+    for (size_t e = 0; e < prog_.events.size(); ++e) {
+      const int th = prog_.events[e].thread;
+      if (th >= 0 && prog_.threads[static_cast<size_t>(th)].where.grid == 1)
+        rel(Builtin::grid_start).insert({l, static_cast<EventId>(e)});
     }
 }
 
@@ -163,7 +170,10 @@ bool Lowerer::isSpinIteration(const PathState& st, const PathState::IterMark& m)
   for (size_t k = m.events; k < st.events.size(); ++k) {
     const Event& e = prog_.events[static_cast<size_t>(st.events[k])];
     if (e.type == EventType::Write) return false;
-    if (e.type == EventType::Fence && ptx::opInfo(e.op).family == ptx::OpFamily::Barrier) return false;
+    if (e.type == EventType::Fence && (ptx::opInfo(e.op).family == ptx::OpFamily::Barrier ||
+                                       ptx::opInfo(e.op).family == ptx::OpFamily::WarpSync ||
+                                       ptx::opInfo(e.op).family == ptx::OpFamily::GridDep))
+      return false;
   }
   const auto& code = thread(curThread_).code;
   std::set<std::string> defined, written, usedFirst;
@@ -218,6 +228,7 @@ int Lowerer::barrierOf(bool cluster, int group, int64_t id) {
   if (it == barrierIndex_.end()) {
     ExecBarrier b;
     b.cluster = cluster;
+    b.kind = cluster ? BarrierKind::Cluster : BarrierKind::Named;
     b.group = group;
     b.id = id;
     b.name = cluster ? fmt::format("barrier.cluster @cluster{}", group) : fmt::format("bar {} @cta{}", id, group);
@@ -229,6 +240,37 @@ int Lowerer::barrierOf(bool cluster, int group, int64_t id) {
     prog_.barriers.push_back(std::move(b));
   }
   return it->second;
+}
+
+int Lowerer::barrierNamed(BarrierKind kind, const std::string& name, int group, const std::vector<int>& participants) {
+  auto it = namedBarrierIndex_.find(name);
+  if (it == namedBarrierIndex_.end()) {
+    ExecBarrier b;
+    b.kind = kind;
+    b.group = group;
+    b.id = static_cast<int64_t>(namedBarrierIndex_.size());
+    b.name = name;
+    b.participants = participants;
+    it = namedBarrierIndex_.emplace(name, static_cast<int>(prog_.barriers.size())).first;
+    prog_.barriers.push_back(std::move(b));
+  }
+  return it->second;
+}
+
+std::vector<int> Lowerer::warpThreads(int t) const {
+  const auto& me = thread(t).where;
+  if (me.warp < 0) return {t};
+  std::vector<int> out;
+  for (size_t u = 0; u < test_.threads.size(); ++u) {
+    const auto& w = thread(static_cast<int>(u)).where;
+    if (w.cta == me.cta && w.warp == me.warp) out.push_back(static_cast<int>(u));
+  }
+  return out;
+}
+
+int Lowerer::laneOf(int t) const {
+  const std::vector<int> w = warpThreads(t);
+  return static_cast<int>(std::find(w.begin(), w.end(), t) - w.begin());
 }
 
 BarrierUse& Lowerer::barrierUse(PathState& st, int b) {

@@ -1,6 +1,7 @@
 // Asynchronous copies, families AsyncCopy and AsyncGroup: cp.async (global → shared::cta, .ca unless
 // given), cp.async.bulk (its state spaces and completion from where its operands lie), the commit and
-// wait groups. cp.async.bulk.tensor is refused: the kernel creates no tensor maps.
+// wait groups. cp.async.bulk.tensor copies through the CUtensorMap that the runner encoded into its map
+// location's cell (Kernel::tensorMaps), named by its generic address.
 #include "ptxgen/Kernel.hpp"
 #include "ptxgen/emit/Emit.hpp"
 #include "support/Diagnostic.hpp"
@@ -57,12 +58,46 @@ void emitCpAsyncBulk(Writer& w) {
   w.out() << "  " << w.guard << spell(copy, copy.space) << " " << d.text << ", " << s.text << rest << ";\n";
 }
 
-void refuseTensorCopy(Writer& w) {
-  throw DiagnosticError(w.in.src,
-                        "cp.async.bulk.tensor needs a CUtensorMap encoded on the host (cuTensorMapEncodeTiled) for "
-                        "each instance's tensor, which the stress kernel does not create; and the litmus "
-                        "abstraction (the copy delivers the descriptor version, docs/lowering.md \"Tensor maps\") "
-                        "has no hardware counterpart");
+/// cp.async.bulk.tensor, `.tile`: the load `[dstMem], [tmap, {c}], [mbar]{, ctaMask}{, policy}`
+/// (global → shared::cluster or shared::cta, mbarrier completion) and the store form
+/// `[tmap, {c}], [srcMem]{, policy}` (shared::cta → global, bulk group; written as given once the parser
+/// accepts it).
+void emitTensorCopy(Writer& w) {
+  const auto& ops = w.in.operands;
+  const bool store = w.in.space == Space::Global;
+  w.need(store ? 2 : 3);
+  std::string rest;
+  auto extra = [&](size_t from) {
+    for (size_t k = from; k < ops.size(); ++k) {
+      if (w.in.hasFlag("multicast::cluster") && k == from) {  // ctaMask is .b16
+        if (ops[k].kind == Operand::Kind::Imm)
+          w.out() << "  mov.u16 %rs0, " << ops[k].imm << ";\n";
+        else
+          w.out() << "  cvt.u16.u64 %rs0, " << w.value(ops[k], 64) << ";\n";
+        rest += ", %rs0";
+        continue;
+      }
+      rest += ", " + w.value(ops[k], 64);  // the .L2::cache_hint policy is .b64
+    }
+  };
+  if (store) {
+    const std::string map = tensorMapOperand(w, ops[0]);
+    auto s = w.address(ops[1]);
+    extra(2);
+    Instr copy = w.in;
+    copy.srcSpace = Space::SharedCta;
+    w.out() << "  " << w.guard << spell(copy, Space::Global) << " " << map << ", " << s.text << rest << ";\n";
+    return;
+  }
+  auto d = w.address(ops[0]);
+  const std::string map = tensorMapOperand(w, ops[1]);
+  auto bar = w.address(ops[2]);
+  extra(3);
+  Instr copy = w.in;
+  copy.space = w.in.space == Space::SharedCta ? Space::SharedCta : Space::SharedCluster;
+  copy.srcSpace = Space::Global;
+  w.out() << "  " << w.guard << spell(copy, copy.space) << " " << d.text << ", " << map << ", " << bar.text << rest
+          << ";\n";
 }
 
 void emitBare(Writer& w) { w.bare(); }
@@ -75,7 +110,7 @@ void emitWaitGroup(Writer& w) {
 }
 
 constexpr OpEmitter kAsyncCopy[] = {
-    {OpId::CpAsync, emitCpAsync}, {OpId::CpAsyncBulk, emitCpAsyncBulk}, {OpId::CpAsyncBulkTensor, refuseTensorCopy}};
+    {OpId::CpAsync, emitCpAsync}, {OpId::CpAsyncBulk, emitCpAsyncBulk}, {OpId::CpAsyncBulkTensor, emitTensorCopy}};
 constexpr OpEmitter kAsyncGroup[] = {{OpId::CpAsyncCommit, emitBare},
                                      {OpId::CpAsyncWaitGroup, emitWaitGroup},
                                      {OpId::CpAsyncWaitAll, emitBare},
@@ -87,6 +122,15 @@ static_assert(coversFamily(kAsyncGroup, OpFamily::AsyncGroup),
               "every AsyncGroup row of PtxOps.def needs its emitter in kAsyncGroup");
 
 }  // namespace
+
+std::string tensorMapOperand(Writer& w, const Operand& map) {
+  if (w.thread.tensorMap(map).spec == nullptr)
+    throw DiagnosticError(map.src, "'" + map.loc.name + "' holds no tensor map encoded by the runner");
+  std::string coords;
+  for (const auto& c : map.elems) coords += (coords.empty() ? "" : ", ") + w.value(c, 32);
+  const std::string a = w.genericAddress(map);
+  return a.substr(0, a.size() - 1) + ", {" + coords + "}]";
+}
 
 void emitAsyncCopy(Writer& w) { emitFrom(kAsyncCopy, w); }
 void emitAsyncGroup(Writer& w) { emitFrom(kAsyncGroup, w); }

@@ -23,6 +23,7 @@
 
 #include "litmus/Ast.hpp"
 #include "ptx/Ops.hpp"
+#include "ptxgen/Kernel.hpp"
 
 namespace ptxmm::ptxgen::emit {
 
@@ -57,11 +58,20 @@ struct Address {
   ptx::Space space = ptx::Space::Global;
 };
 
+/// A tensor map as the emitters see it (ptxgen/Kernel.hpp TensorMapSpec, namespace tmap).
+struct TensorMapRef {
+  const TensorMapSpec* spec = nullptr;  ///< nullptr: the location holds no tensor map
+  std::string record;                   ///< register: generic address of this instance's record
+  int slots = 0;                        ///< Kernel::tensorSlots (the record layout)
+};
+
 /// The kernel around a litmus thread, as bar.sync / bar.arrive need it.
 struct Shape {
   int groupsPerBlock = 1;  ///< testing warp groups per CTA (each has its own named barriers)
   int ctaThreads = 1;      ///< litmus threads in this thread's CTA
   int laneStride = 32;     ///< lanes given to one litmus thread
+  int lane = 0;            ///< the litmus thread's lane among its warp's litmus threads (its lanes: lane * laneStride + o)
+  int warpLanes = 1;       ///< litmus threads in its warp
 };
 
 /// The generator's side of writing the code of one litmus thread (implemented in Generator.cpp).
@@ -77,6 +87,11 @@ class Thread {
   /// register read at 32 bits is first converted (the cvt is written now) into the scratch register
   /// %x<tmp % 8>, and `tmp` advances.
   virtual std::string value(const Operand& op, int bits, int& tmp) = 0;
+  /// The generic address of global location operand `op` (the cvta is written now): the tensor map of
+  /// cp.async.bulk.tensor and the range of fence.proxy.tensormap::generic.acquire use generic addressing.
+  virtual std::string genericAddress(const Instr& in, const Operand& op) = 0;
+  /// The tensor map held by the location that `op` names (spec nullptr if none, Kernel::tensorMaps).
+  [[nodiscard]] virtual TensorMapRef tensorMap(const Operand& op) const = 0;
   /// Index into Kernel::globals of the location that a surface / texture alias operand names.
   [[nodiscard]] virtual int globalIndex(const Operand& op) const = 0;
   /// Throws why `in`, a constant-proxy read of `loc`, cannot be run.
@@ -104,6 +119,7 @@ class Writer {
   /// Throws unless the instruction has at least `n` operands.
   void need(size_t n) const;
   Address address(const Operand& op) { return thread.address(in, op); }
+  std::string genericAddress(const Operand& op) { return thread.genericAddress(in, op); }
   /// A source value (Thread::value; the scratch registers count up within the instruction).
   std::string value(const Operand& op, int bits) { return thread.value(op, bits, tmp_); }
   [[nodiscard]] std::string reg(std::string_view name) const { return valueReg(thread.index(), name); }
@@ -175,6 +191,12 @@ void collectRegs(const Instr& in, Regs& regs);
   void defaults##Name(const Instr& in, Qualifiers& q);
 #include "ptx/PtxOps.def"
 #undef PTX_FAMILY
+
+// AsyncCopy.cpp
+/// `[tmap, {c...}]` naming the map by its generic address (the cvta is written now; PTX ISA 9.2
+/// §9.7.9.25.5.2: "tensorMap is the generic address of the opaque tensor-map object"); throws for a
+/// location that holds no runner-encoded map.
+[[nodiscard]] std::string tensorMapOperand(Writer& w, const Operand& map);
 
 // Local.cpp
 /// The spelling of a register-only instruction (spell() of family Local).

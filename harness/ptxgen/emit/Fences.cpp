@@ -25,14 +25,15 @@ void emitFenceProxyKind(Writer& w) {
   w.out() << "  " << w.guard << "fence.proxy.alias;\n";
 }
 
-/// fence.proxy.tensormap::generic: `[addr], size` for the acquire form, no operands for release.
+/// fence.proxy.tensormap::generic: `[addr], size` for the acquire form (generic addressing, PTX ISA 9.2
+/// §9.7.13.4: "Generic Addressing is used unconditionally"), no operands for release.
 void emitFenceProxyTmap(Writer& w) {
   const auto& ops = w.in.operands;
   if (ops.empty() || !isAddress(ops[0])) return w.bare();
-  auto a = w.address(ops[0]);
+  const std::string a = w.genericAddress(ops[0]);
   std::string rest;  // conversions of register operands go before the line
   for (size_t k = 1; k < ops.size(); ++k) rest += ", " + w.value(ops[k], 32);
-  w.out() << "  " << w.guard << spell(w.in) << " " << a.text << rest << ";\n";
+  w.out() << "  " << w.guard << spell(w.in) << " " << a << rest << ";\n";
 }
 
 constexpr OpEmitter kFence[] = {{OpId::Fence, emitBare}, {OpId::Membar, emitBare}, {OpId::FenceMbarrierInit, emitBare}};

@@ -54,10 +54,25 @@ void emitSuld(Writer& w) {
 
 void emitCold(Writer& w) { w.thread.failConstant(w.in, w.in.operands.at(1)); }
 
+/// `st [map], v` to a location holding a tensor map (Kernel::tensorMaps): installs descriptor version
+/// v, the 128-byte CUtensorMap of v that the runner encoded for this cell, copied with weak generic
+/// stores (as the host or an earlier kernel writes a descriptor; the generator allows only a weak st).
+void emitDescriptorStore(Writer& w, const TensorMapRef& map, const Address& cell) {
+  const int slot = map.spec->slotOf(w.in.operands[1].imm);
+  if (slot < 0) throw DiagnosticError(w.in.operands[1].src, "descriptor version not among the tensor map's versions");
+  auto& o = w.out();
+  const std::string base = cell.text.substr(1, cell.text.size() - 2);
+  o << "  add.u64 %y6, " << map.record << ", " << tmap::mapOffset(slot) << ";\n";
+  for (int b = 0; b < tmap::kMapBytes; b += 16)
+    o << "  " << w.guard << "ld.v2.u64 {%y1, %y2}, [%y6+" << b << "];\n  " << w.guard << "st.global.v2.u64 [" << base
+      << "+" << b << "], {%y1, %y2};\n";
+}
+
 void emitSt(Writer& w) {
   w.need(2);
   const auto& ops = w.in.operands;
   auto a = w.address(ops[0]);
+  if (const TensorMapRef map = w.thread.tensorMap(ops[0]); map.spec != nullptr) return emitDescriptorStore(w, map, a);
   if (accessBytes(w.in) == 16) throw DiagnosticError(w.in.src, "st.b128 is not supported by the stress kernel");
   std::string v = w.value(ops[1], valueBits(w.in));
   w.out() << "  " << w.guard << spell(w.in, a.space) << " " << a.text << ", " << v << ";\n";
@@ -80,12 +95,24 @@ void emitSust(Writer& w) {
 
 /// §9.7.9.26: `[addr], {ord,} new_val`, new_val .b64 for global_address/global_stride, else .b32 (an
 /// immediate for the field3 forms); the map cell is 128 bytes, and 128-byte aligned (the runner's
-/// stride is a multiple of the cell and its regions are page-aligned).
+/// stride is a multiple of the cell and its regions are page-aligned). On a location holding a tensor
+/// map (Kernel::tensorMaps), `.global_address [map], v` installs descriptor version v: new_val is the
+/// generic address of version v's box in this instance's record.
 void emitTensormapReplace(Writer& w) {
   w.need(2);
   const auto& ops = w.in.operands;
   auto a = w.address(ops[0]);
   const bool wide = w.in.type == DataType::B64;
+  if (const TensorMapRef map = w.thread.tensorMap(ops[0]); map.spec != nullptr) {
+    const int slot = map.spec->slotOf(ops.back().imm);
+    if (ops.back().kind != Operand::Kind::Imm || !w.in.hasFlag("global_address") || slot < 0)
+      throw DiagnosticError(w.in.src,
+                            "tensormap.replace on a tensor map installs an integer descriptor version "
+                            "through .global_address");
+    w.out() << "  add.u64 %y6, " << map.record << ", " << tmap::boxOffset(map.slots, slot) << ";\n";
+    w.out() << "  " << w.guard << spell(w.in, a.space) << " " << a.text << ", %y6;\n";
+    return;
+  }
   std::string rest;
   for (size_t k = 1; k < ops.size(); ++k) rest += ", " + w.value(ops[k], k + 1 == ops.size() && wide ? 64 : 32);
   w.out() << "  " << w.guard << spell(w.in, a.space) << " " << a.text << rest << ";\n";

@@ -1,0 +1,219 @@
+// Coverage and the reasons of unseen allowed states.
+#include "campaign/Coverage.hpp"
+
+#include <algorithm>
+#include <iomanip>
+
+#include "litmus/Parser.hpp"
+#include "outcome/State.hpp"
+#include "report/HwReport.hpp"
+
+namespace ptxmm::campaign {
+
+namespace {
+
+const char* scopeName(ptx::Scope s) {
+  switch (s) {
+    case ptx::Scope::None: return "";
+    case ptx::Scope::Cta: return "cta";
+    case ptx::Scope::Cluster: return "cluster";
+    case ptx::Scope::Gpu: return "gpu";
+    case ptx::Scope::Sys: return "sys";
+  }
+  return "";
+}
+
+/// The narrowest scope that contains every thread of the test (PTX ISA 9.2 §8.5 scope).
+ptx::Scope placementScope(const litmus::Test& t) {
+  bool cta = true, cluster = true, gpu = true;
+  for (const auto& th : t.threads) {
+    const auto& a = t.threads.front().where;
+    cta = cta && th.where.cta == a.cta;
+    cluster = cluster && th.where.cluster == a.cluster;
+    gpu = gpu && th.where.gpu == a.gpu;
+  }
+  return cta ? ptx::Scope::Cta : cluster ? ptx::Scope::Cluster : gpu ? ptx::Scope::Gpu : ptx::Scope::Sys;
+}
+
+/// The test's instruction scopes narrower than its placement ("cluster-in-gpu"), if any.
+std::string scopeMismatch(const litmus::Test& t, ptx::Scope& narrow, ptx::Scope& wide) {
+  wide = placementScope(t);
+  narrow = wide;
+  for (const auto& th : t.threads)
+    for (const auto& st : th.code)
+      if (st.instr && st.instr->scope != ptx::Scope::None && st.instr->scope < narrow) narrow = st.instr->scope;
+  if (narrow == wide) return "";
+  return std::string(scopeName(narrow)) + "-in-" + scopeName(wide);
+}
+
+/// Two weak loads of one location by one thread that the state sees returning different values
+/// (ptxas may keep one load, and then they never differ).
+std::string mergedLoads(const litmus::Test& t, const std::string& state) {
+  std::map<std::string, int64_t> values;
+  for (const auto& [label, value] : outcome::parseStateKey(state)) values[label] = value;
+  for (size_t i = 0; i < t.threads.size(); ++i) {
+    std::map<std::string, std::vector<std::string>> loads;  // location -> destination registers
+    for (const auto& st : t.threads[i].code) {
+      if (!st.instr) continue;
+      const auto& in = *st.instr;
+      if (in.op != ptx::OpId::Ld || (in.sem != ptx::Sem::None && in.sem != ptx::Sem::Weak)) continue;
+      if (in.operands.size() < 2 || in.operands[0].kind != litmus::Operand::Kind::Reg) continue;
+      const auto& a = in.operands[1];
+      if (a.kind != litmus::Operand::Kind::Addr || !a.baseReg.empty()) continue;
+      auto& regs = loads[a.loc.name];
+      for (const auto& prev : regs) {
+        const std::string r1 = std::to_string(i) + ":" + prev, r2 = std::to_string(i) + ":" + in.operands[0].name;
+        if (values.count(r1) && values.count(r2) && values[r1] != values[r2])
+          return "P" + std::to_string(i) + " loads " + a.loc.name + " twice with weak ld and the state needs " + r1 +
+                 " != " + r2;
+      }
+      regs.push_back(in.operands[0].name);
+    }
+  }
+  return "";
+}
+
+/// The name of the same test at matching scopes: every ".NARROW" replaced by ".WIDE".
+std::string widened(std::string name, ptx::Scope narrow, ptx::Scope wide) {
+  const std::string from = std::string(".") + scopeName(narrow), to = std::string(".") + scopeName(wide);
+  for (size_t at = 0; (at = name.find(from, at)) != std::string::npos; at += to.size())
+    name.replace(at, from.size(), to);
+  return name;
+}
+
+}  // namespace
+
+SuiteCoverage coverage(Store& store) {
+  SuiteCoverage suite;
+  const auto tests = store.tests("test");
+  const auto mutants = store.tests("mutant");
+  std::map<int64_t, std::vector<RunRow>> runsOf;
+  for (auto& r : store.runs("campaign")) runsOf[r.test].push_back(std::move(r));
+  std::map<int64_t, bool> killed;
+  for (const auto& r : store.runs("tune"))
+    if (r.targetSeen > 0) killed[r.test] = true;
+  for (const auto& t : tests) {
+    TestCoverage c;
+    c.id = t.id;
+    c.name = t.name;
+    c.file = t.file;
+    c.arch = t.arch;
+    c.hasModel = t.allowed.has_value();
+    if (t.allowed) c.allowed = *t.allowed;
+    auto pr = litmus::tryParseTest(t.text, t.file);
+    c.status = "pending";
+    std::string device;
+    for (const auto& r : runsOf[t.id]) {
+      if (!isFinished(r.status)) continue;
+      if (c.status != "ok") {
+        c.status = r.status;
+        c.reason = r.reason;
+      }
+      if (r.status != "ok") continue;
+      device = r.device.value("name", "") + " (sm_" + r.device.value("sm", "") + ")";
+      c.instances += r.instances;
+      c.seconds += r.seconds;
+      for (const auto& [k, v] : r.states) {
+        c.seen[k] += v;
+        if (pr.ok() && report::satisfies(*pr.test, k)) c.weak += v;
+      }
+    }
+    for (const auto& m : mutants)
+      if (m.parent == t.id) {
+        ++c.mutants;
+        if (killed[m.id]) ++c.mutantsKilled;
+      }
+    if (c.hasModel)
+      for (const auto& [k, v] : c.seen)
+        if (!c.allowed.count(k)) c.forbiddenSeen[k] = v;
+    suite.tests.push_back(std::move(c));
+  }
+  // Reasons, with the whole suite's observations at hand.
+  std::map<std::string, const TestCoverage*> byName;
+  for (const auto& c : suite.tests) byName[c.name] = &c;
+  for (size_t i = 0; i < suite.tests.size(); ++i) {
+    auto& c = suite.tests[i];
+    auto pr = litmus::tryParseTest(tests[i].text, tests[i].file);
+    for (const auto& state : c.allowed) {
+      if (c.seen.count(state)) continue;
+      UnseenState u;
+      u.state = state;
+      if (c.status != "ok") {
+        const bool arch =
+            c.reason.find("needs sm_100a") != std::string::npos || (c.arch == "sm_100a" && c.status == "skipped");
+        u.category = arch ? kNeedsArch : kNotRun;
+        u.evidence = c.status + ": " + c.reason;
+      } else if (pr.ok() && placementScope(*pr.test) == ptx::Scope::Sys) {
+        u.category = kPlacement;
+        u.evidence = "threads on different GPUs; the kernel runs them on one GPU";
+      } else {
+        ptx::Scope narrow{}, wide{};
+        const std::string mismatch = pr.ok() ? scopeMismatch(*pr.test, narrow, wide) : "";
+        const std::string loads = pr.ok() ? mergedLoads(*pr.test, state) : "";
+        if (!mismatch.empty()) {
+          u.category = kScope;
+          u.evidence = "scope " + mismatch;
+          auto it = byName.find(widened(c.name, narrow, wide));
+          if (it != byName.end() && it->second != &c) {
+            auto s = it->second->seen.find(state);
+            u.evidence += s != it->second->seen.end() && s->second > 0
+                              ? "; same shape at matching scopes seen: " + it->second->name + " (" +
+                                    std::to_string(s->second) + " times)"
+                              : "; same shape at matching scopes (" + it->second->name + ") did not see it either";
+          }
+        } else if (!loads.empty()) {
+          u.category = kMergedLoads;
+          u.evidence = loads + " (`ptxmm gen --sass` shows whether both loads survive)";
+        } else if (c.allowed.size() > 16) {
+          u.category = kManyStates;
+          u.evidence = std::to_string(c.allowed.size()) + " allowed states, " + std::to_string(c.seen.size()) +
+                       " seen in " + std::to_string(c.instances) + " instances";
+        } else {
+          u.category = kUnexplained;
+          u.evidence = std::to_string(c.instances) + " instances";
+        }
+      }
+      c.unseen.push_back(u);
+    }
+    suite.allowed += c.allowed.size();
+    suite.allowedSeen += c.allowedSeen();
+    suite.forbiddenSeen += c.forbiddenSeen.size();
+    suite.mutants += c.mutants;
+    suite.mutantsKilled += c.mutantsKilled;
+    for (const auto& u : c.unseen) ++suite.categories[u.category];
+    if (!c.hasModel) ++suite.categories[kNoModel];
+  }
+  return suite;
+}
+
+void printCoverage(const SuiteCoverage& c, std::ostream& os, bool perState) {
+  auto pct = [](size_t a, size_t b) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(1) << (b == 0 ? 0.0 : 100.0 * static_cast<double>(a) / static_cast<double>(b))
+      << "%";
+    return s.str();
+  };
+  for (const auto& t : c.tests) {
+    os << t.name << ": " << t.status;
+    if (t.hasModel)
+      os << ", allowed states seen " << t.allowedSeen() << "/" << t.allowed.size();
+    else
+      os << ", no model states";
+    if (t.mutants > 0) os << ", mutants killed " << t.mutantsKilled << "/" << t.mutants;
+    os << ", " << t.instances << " instances";
+    if (t.status != "ok" && !t.reason.empty()) os << " (" << t.reason << ")";
+    os << "\n";
+    for (const auto& [k, v] : t.forbiddenSeen) os << "  !!! FORBIDDEN & SEEN !!! " << v << "  " << k << "\n";
+    if (perState)
+      for (const auto& u : t.unseen)
+        os << "  never seen  " << u.state << "  [" << u.category << "] " << u.evidence << "\n";
+  }
+  os << "Suite: " << c.tests.size() << " tests, allowed-state coverage " << c.allowedSeen << "/" << c.allowed << " ("
+     << pct(c.allowedSeen, c.allowed) << "), mutants killed " << c.mutantsKilled << "/" << c.mutants
+     << ", forbidden-and-seen " << c.forbiddenSeen << "\n";
+  for (const auto& [cat, n] : c.categories) os << "  unseen: " << n << "  " << cat << "\n";
+  if (c.forbiddenSeen > 0)
+    os << "!!! " << c.forbiddenSeen << " state(s) FORBIDDEN by the model were SEEN on hardware !!!\n";
+}
+
+}  // namespace ptxmm::campaign

@@ -1,0 +1,67 @@
+// Coverage of a campaign, per test and per suite: forbidden-and-seen states (must be none), the
+// allowed states seen over the allowed states, the mutants killed, and for every allowed state never
+// seen a reason category backed by evidence from the store (the test's architecture, scopes and
+// placement, what the other tests saw) — "unexplained" when there is none.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "campaign/Store.hpp"
+
+namespace ptxmm::campaign {
+
+/// Reason categories of an allowed state never seen.
+inline constexpr const char* kNeedsArch = "needs sm_100a";
+inline constexpr const char* kNotRun = "not run (error or timeout)";
+inline constexpr const char* kScope = "scope stronger on this device";
+inline constexpr const char* kPlacement = "placement one GPU cannot realise (gpu-in-sys)";
+inline constexpr const char* kMergedLoads = "ptxas may merge the loads (check --sass)";
+inline constexpr const char* kManyStates = "rare state of a many-state test";
+inline constexpr const char* kNoModel = "no model states";
+inline constexpr const char* kUnexplained = "unexplained";
+
+/// One allowed state never seen, with its reason.
+struct UnseenState {
+  std::string state;
+  std::string category;  ///< one of the k* categories above
+  std::string evidence;  ///< what in the store supports it
+};
+
+/// The coverage of one test (the union of its campaign runs).
+struct TestCoverage {
+  int64_t id = 0;
+  std::string name, file, arch, status;  ///< status: "ok" if any run was, else the last run's
+  std::string reason;                    ///< the last failing run's reason
+  bool hasModel = false;
+  uint64_t instances = 0;
+  double seconds = 0;
+  uint64_t weak = 0;  ///< instances whose state satisfies the condition's proposition
+  std::set<std::string> allowed;
+  std::map<std::string, uint64_t> seen;
+  std::map<std::string, uint64_t> forbiddenSeen;
+  std::vector<UnseenState> unseen;
+  int mutants = 0, mutantsKilled = 0;
+  [[nodiscard]] size_t allowedSeen() const { return allowed.size() - unseen.size(); }
+};
+
+/// The suite's coverage.
+struct SuiteCoverage {
+  std::vector<TestCoverage> tests;
+  size_t allowed = 0, allowedSeen = 0, forbiddenSeen = 0;  ///< forbiddenSeen: states
+  int mutants = 0, mutantsKilled = 0;
+  std::map<std::string, int> categories;  ///< unseen states per category
+};
+
+/// Coverage of the store's campaign runs (every configuration together).
+[[nodiscard]] SuiteCoverage coverage(Store& store);
+
+/// Per-test lines, the unseen states with their reasons, and the suite's totals; the
+/// forbidden-and-seen states loudly ("!!!").
+void printCoverage(const SuiteCoverage& c, std::ostream& os, bool perState = true);
+
+}  // namespace ptxmm::campaign

@@ -1,0 +1,102 @@
+// The campaign store: runs unique per (test, config, iterations), claims with a lease, a lost claim,
+// a run whose workers keep dying marked error, the fake backend's determinism.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <thread>
+
+#include "campaign/Backend.hpp"
+#include "campaign/Store.hpp"
+
+using namespace ptxmm::campaign;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDb {
+  fs::path path = fs::temp_directory_path() / ("ptxmm-store-" + std::to_string(::getpid()) + ".db");
+  TempDb() { fs::remove(path); }
+  ~TempDb() {
+    for (const char* ext : {"", "-wal", "-shm"}) fs::remove(path.string() + ext);
+  }
+};
+
+TestRow mp() {
+  TestRow t;
+  t.name = "MP";
+  t.text = "PTX MP\n";
+  t.hash = "h";
+  t.allowed = std::set<std::string>{"0:r0=0; 1:r0=0;", "0:r0=1; 1:r0=0;", "0:r0=1; 1:r0=1;"};
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("the same test, configuration and iteration count is one run", "[campaign]") {
+  TempDb db;
+  Store s(db.path.string());
+  const int64_t t = s.addTest(mp());
+  CHECK(s.addTest(mp()) == t);
+  const int64_t c = s.addConfig(nlohmann::json{{"seed", 1}}, "run");
+  const int64_t r = s.addRun(t, c, 1000, "campaign");
+  CHECK(s.addRun(t, c, 1000, "campaign") == r);
+  CHECK(s.addRun(t, c, 2000, "campaign") != r);
+  CHECK(s.progress("campaign") == std::pair<int64_t, int64_t>{2, 0});
+  REQUIRE(s.test(t).allowed == mp().allowed);
+}
+
+TEST_CASE("an expired lease lets another worker claim the run, the old claim is lost", "[campaign]") {
+  TempDb db;
+  Store s(db.path.string());
+  const int64_t t = s.addTest(mp());
+  const int64_t c = s.addConfig(nlohmann::json::object(), "run");
+  s.addRun(t, c, 10, "campaign");
+  auto a = s.claim("campaign", "host:1", 0.2);
+  REQUIRE(a);
+  CHECK(a->attempts == 1);
+  CHECK_FALSE(s.claim("campaign", "host:2", 0.2));  // the lease is live
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto b = s.claim("campaign", "host:2", 60);
+  REQUIRE(b);
+  CHECK(b->id == a->id);
+  CHECK(b->attempts == 2);
+  CHECK_FALSE(s.renew(a->id, "host:1", 60));
+  RunRow done = *a;
+  done.status = "ok";
+  done.finished = now();
+  CHECK_FALSE(s.finish(done));  // host:1 no longer holds it
+  done.worker = "host:2";
+  CHECK(s.finish(done));
+  CHECK(s.run(a->id)->status == "ok");
+  CHECK_FALSE(s.claim("campaign", "host:3", 60));
+}
+
+TEST_CASE("a run whose workers die max-attempts times is marked error", "[campaign]") {
+  TempDb db;
+  Store s(db.path.string());
+  const int64_t t = s.addTest(mp());
+  const int64_t c = s.addConfig(nlohmann::json::object(), "run");
+  const int64_t id = s.addRun(t, c, 10, "campaign");
+  for (int i = 0; i < 2; ++i) {
+    REQUIRE(s.claim("campaign", "host:" + std::to_string(i), 0.05, 2));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CHECK_FALSE(s.claim("campaign", "host:9", 60, 2));
+  CHECK(s.run(id)->status == "error");
+  CHECK(s.run(id)->reason.find("died or hung 2 time(s)") != std::string::npos);
+}
+
+TEST_CASE("the fake backend is deterministic and draws only allowed states", "[campaign]") {
+  auto a = makeBackend("fake", 0), b = makeBackend("fake", 1);
+  ptxmm::runner::StressParams p;
+  p.iterations = 100000;
+  TestRow t = mp();
+  auto x = a->run(t, p), y = b->run(t, p);
+  REQUIRE(x.result.status == ptxmm::runner::RunResult::Status::Ok);
+  CHECK(x.result.histogram.states == y.result.histogram.states);
+  CHECK(x.result.histogram.total() == 100000);
+  for (const auto& [k, v] : x.result.histogram.states) CHECK(t.allowed->count(k) == 1);
+  p.bankConflictLanes = 8;
+  auto z = a->run(t, p);
+  CHECK(z.result.seconds > x.result.seconds);  // stress costs time
+  CHECK_THROWS_WITH(fakeSpec("bogus=1"), Catch::Contains("bad item 'bogus=1'"));
+}
