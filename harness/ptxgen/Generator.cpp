@@ -15,6 +15,9 @@
 // tensormap proxy is not acquired at kernel start).
 // Each litmus instruction is written by its family's code in emit/ (emit/Emit.hpp); this file gives it
 // the thread's addresses, values and labels (ThreadCode).
+// A test with wgmma gets a warpgroup kernel (wg_): each litmus thread is run by the 128 threads of an aligned
+// warpgroup (one instance per warpgroup), its thread 0 alone performing writes, copies and arrivals
+// (warpgroupRole) and reporting; every shared cell is a wgmma operand tile (docs/design.md "Warpgroup kernel").
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -65,6 +68,48 @@ struct LocTarget {
   int index = -1;  ///< global or shared index
 };
 
+constexpr int kWarpgroupWarps = 4;
+constexpr int kWgmmaTileBytes = wgmma::kTileBytes;
+
+/// How a warpgroup kernel runs an instruction of a litmus thread: All: every thread of the warpgroup
+/// executes it (wgmma, fences, register instructions, branches, reads and mbarrier waits: harmless
+/// when repeated, and keeping the control flow the same in every thread so that the .sync.aligned
+/// wgmma instructions are reached convergently); Leader: only the warpgroup's thread 0 (writes,
+/// read-modify-writes, copies, arrivals: repeating them would change the test); Unsupported: not
+/// translated (thread counts and per-warp forms), the kernel is not runnable.
+enum class WarpgroupRole : uint8_t { All, Leader, Unsupported };
+
+WarpgroupRole warpgroupRole(const Instr& in) {
+  switch (ptx::opInfo(in.op).family) {
+    case OpFamily::Wgmma:
+    case OpFamily::WgmmaSync:
+    case OpFamily::Local:
+    case OpFamily::Fence:
+    case OpFamily::ProxyFence:
+    case OpFamily::Branch:
+    case OpFamily::Mapa:
+    case OpFamily::Read: return WarpgroupRole::All;
+    case OpFamily::Mbarrier:
+      return in.op == OpId::MbarrierTestWait || in.op == OpId::MbarrierTryWait ? WarpgroupRole::All
+                                                                               : WarpgroupRole::Leader;
+    case OpFamily::Write:
+    case OpFamily::Rmw:
+    case OpFamily::AsyncCopy:
+    case OpFamily::AsyncGroup:
+    case OpFamily::AsyncStore:
+    case OpFamily::AsyncBulk:
+    case OpFamily::TensormapCopy: return WarpgroupRole::Leader;
+    case OpFamily::Barrier:
+    case OpFamily::Clc:
+    case OpFamily::Tcgen05:
+    case OpFamily::Tcgen05Sync:
+    case OpFamily::Tcgen05Fence:
+    case OpFamily::WarpSync:
+    case OpFamily::GridDep: return WarpgroupRole::Unsupported;
+  }
+  return WarpgroupRole::Unsupported;
+}
+
 class Generator {
  public:
   Generator(const litmus::Test& t, const GenOptions& o) : test_(t), opt_(o) {}
@@ -95,6 +140,10 @@ class Generator {
   int nw_ = 1;           // warps per instance group
   int laneShare_ = 1;    // litmus threads sharing a warp (power of 2)
   int laneStride_ = 32;  // lanes per litmus thread in a shared warp
+  // Warpgroup kernel (a test with wgmma): each litmus thread is run by a whole warpgroup of 4 warps
+  // (PTX ISA 9.2 §9.7.15.5: wgmma is .sync.aligned over the warpgroup), one instance per warpgroup.
+  bool wg_ = false;
+  int unitWarps_ = 1;  // warps running one litmus thread (4 in a warpgroup kernel)
   int slots_ = 0;
   std::map<std::string, LocTarget> locs_;
   std::vector<SharedLoc> shared_;
@@ -150,6 +199,22 @@ class Generator {
         break;
       }
     k_.clusterDim = maxCtas;
+    for (const auto& th : test_.threads)
+      for (const auto& st : th.code)
+        if (st.instr && (ptx::opInfo(st.instr->op).family == OpFamily::Wgmma ||
+                         ptx::opInfo(st.instr->op).family == OpFamily::WgmmaSync))
+          wg_ = true;
+    unitWarps_ = wg_ ? kWarpgroupWarps : 1;
+    if (wg_) {
+      k_.notes.push_back("wgmma: each litmus thread is run by a warpgroup (128 threads, one instance); the "
+                         "accumulator follows D[0][0] = a*b of the operands' first words read as f16 (exact for "
+                         "0 <= a, b < " + std::to_string(wgmma::kExactBound) + ")");
+      for (const auto& th : test_.threads)
+        if (th.where.warp >= 0) {
+          k_.notes.push_back("warp placements are not kept in a warpgroup kernel: every litmus thread has a warpgroup");
+          break;
+        }
+    }
     // Warps within CTAs.
     std::map<int, std::vector<int>> ctaThreads;
     for (size_t i = 0; i < test_.threads.size(); ++i)
@@ -164,7 +229,9 @@ class Generator {
       for (int ti : ths) {
         const auto& th = test_.threads[ti];
         int w;
-        if (th.where.warp >= 0) {
+        if (wg_) {
+          w = nextWarp++;  // a warpgroup of its own (instances never share one)
+        } else if (th.where.warp >= 0) {
           auto it = warpOf.find(th.where.warp);
           if (it == warpOf.end()) it = warpOf.emplace(th.where.warp, nextWarp++).first;
           w = it->second;
@@ -186,14 +253,16 @@ class Generator {
     laneShare_ = 1;
     while (laneShare_ < maxShare) laneShare_ *= 2;
     if (laneShare_ > 32) fail(test_.threads[0].src, "too many threads in one warp");
-    laneStride_ = 32 / laneShare_;
+    laneStride_ = wg_ ? 1 : 32 / laneShare_;
+    const int unit = nw_ * unitWarps_;  // warps of one instance group
     if (opt_.groupsPerBlock < 1) opt_.groupsPerBlock = 1;
-    if (nw_ * opt_.groupsPerBlock + opt_.stressWarpsPerBlock > 32)
-      opt_.groupsPerBlock = std::max(1, (32 - opt_.stressWarpsPerBlock) / nw_);
-    if (nw_ * opt_.groupsPerBlock + opt_.stressWarpsPerBlock > 32) fail(test_.threads[0].src, "too many warps per CTA");
+    if (unit * opt_.groupsPerBlock + opt_.stressWarpsPerBlock > 32)
+      opt_.groupsPerBlock = std::max(1, (32 - opt_.stressWarpsPerBlock) / unit);
+    if (unit * opt_.groupsPerBlock + opt_.stressWarpsPerBlock > 32) fail(test_.threads[0].src, "too many warps per CTA");
     slots_ = opt_.groupsPerBlock * laneStride_;
     k_.slotsPerCta = slots_;
-    k_.blockDim = 32 * (nw_ * opt_.groupsPerBlock + opt_.stressWarpsPerBlock);
+    k_.blockDim = 32 * (unit * opt_.groupsPerBlock + opt_.stressWarpsPerBlock);
+    k_.litmusThreadWidth = wg_ ? 32 * kWarpgroupWarps : 1;
     k_.reporters = static_cast<int>(test_.threads.size());
     k_.arch = opt_.arch;
     if (opt_.arch != "sm_90a" && opt_.arch != "sm_100a")
@@ -219,12 +288,17 @@ class Generator {
                            ", which the stress kernel does not target (sm_90a, sm_100a)");
         if (needs.sm >= 100 && opt_.arch != "sm_100a")
           fail(in.src, std::string(info.mnemonic) + " needs sm_100a (use --arch sm_100a)");
-        if (info.family == ptx::OpFamily::Wgmma && k_.notRunnable.empty())
+        if (in.op == OpId::WgmmaMmaAsync && in.operands.size() > 3 && in.operands[3].kind == Operand::Kind::Imm &&
+            in.operands[3].imm != 0 && k_.notRunnable.empty())
           k_.notRunnable =
-              "wgmma.mma_async is .sync.aligned over a warpgroup (4 whole warps, PTX ISA 9.2 §9.7.15.5), but the stress "
-              "kernel runs a litmus thread on a slice of one warp's lanes (instances share the warp), and its "
-              "operand cells are not laid out as the m64n8k16 tiles the descriptors describe: the kernel is emitted "
-              "and assembled only";
+              "wgmma.mma_async with scale-d 1 reads its accumulator input from .f32 registers that the kernel writes "
+              "from the litmus register right before it, a register access that no wgmma.fence separates from the "
+              "wgmma (undefined, PTX ISA 9.2 §9.7.15.7.1): the kernel is emitted and assembled only";
+        if (wg_ && warpgroupRole(in) == WarpgroupRole::Unsupported && k_.notRunnable.empty())
+          k_.notRunnable = std::string(info.mnemonic) +
+                           " in a warpgroup kernel (a test with wgmma: each litmus thread is run by 128 threads): "
+                           "its thread counts and per-warp forms are not translated, so the kernel is emitted and "
+                           "assembled only";
         if ((info.family == ptx::OpFamily::Tcgen05 || info.family == ptx::OpFamily::Tcgen05Sync ||
              info.family == ptx::OpFamily::Tcgen05Fence) &&
             k_.notRunnable.empty())
@@ -267,6 +341,8 @@ class Generator {
     globalCell_ = opt_.globalCellBytes > 0 ? opt_.globalCellBytes : 4;
     while (globalCell_ < maxCopy) globalCell_ *= 2;
     sharedCell_ = std::max(16, opt_.sharedCellBytes);
+    // A wgmma operand is a whole m64n8k16 tile (emit/Wgmma.cpp): every shared cell holds one.
+    if (wg_) sharedCell_ = std::max(sharedCell_, kWgmmaTileBytes);
     while (sharedCell_ < maxCopy) sharedCell_ *= 2;
 
     for (const auto& d : test_.locations) {
@@ -325,7 +401,7 @@ class Generator {
       opt_.groupsPerBlock = std::max(1, opt_.groupsPerBlock * (48 * 1024 - bcBytes) / cells);
       slots_ = opt_.groupsPerBlock * laneStride_;
       k_.slotsPerCta = slots_;
-      k_.blockDim = 32 * (nw_ * opt_.groupsPerBlock + opt_.stressWarpsPerBlock);
+      k_.blockDim = 32 * (nw_ * unitWarps_ * opt_.groupsPerBlock + opt_.stressWarpsPerBlock);
       layoutShared();
     }
     k_.bankConflictLanes = bcLanes_;
@@ -389,6 +465,16 @@ class Generator {
       fail({test_.file, 1, 1}, "too many observed terms (max 16)");
     k_.resultWords = word + 1;
     if (version_ > 90) version_ = 90;
+  }
+
+  /// The litmus registers of thread t that are wgmma accumulators (d0 of a wgmma.mma_async).
+  std::set<std::string> wgmmaAccumulators(int t) const {
+    std::set<std::string> accs;
+    for (const auto& st : test_.threads[t].code)
+      if (st.instr && st.instr->op == OpId::WgmmaMmaAsync && !st.instr->operands.empty() &&
+          emit::wgmmaAccumulator(*st.instr).kind == Operand::Kind::Reg)
+        accs.insert(emit::wgmmaAccumulator(*st.instr).name);
+    return accs;
   }
 
   /// `mapa d, a, b` (PTX ISA 9.2 §9.7.9.23): d holds the copy of a's shared variable in the CTA of rank b
@@ -845,7 +931,7 @@ class Generator {
     if (k_.clustered) s << "  .explicitcluster\n  .reqnctapercluster " << k_.clusterDim << ", 1, 1\n";
     s << "{\n";
     if (k_.sharedBytes > 0)
-      s << "  .shared .align " << (tensorCopy_ ? 128 : 16) << " .b8 smem[" << k_.sharedBytes << "];\n";
+      s << "  .shared .align " << (tensorCopy_ || wg_ ? 128 : 16) << " .b8 smem[" << k_.sharedBytes << "];\n";
     s << "  .reg .pred %p<8>;\n  .reg .pred %ps<3>;\n  .reg .pred %pt;\n  .reg .pred %pspin;\n";
     s << "  .reg .b32 %r<8>;\n  .reg .b32 %x<8>;\n  .reg .b64 %rd<16>;\n  .reg .b64 %y<8>;\n";
     s << "  .reg .b64 %mem, %cfg, %res, %ctr, %hist, %smp, %scr, %inst, %N, %Q, %sIt, %sPat, %sNl, %sLw, %sAs, %sK, "
@@ -858,6 +944,7 @@ class Generator {
       s << "  .reg .b64 %hs" << l << ";\n  .reg .b32 %sx" << l << ", %sy" << l << ";\n";
     for (const auto& [l, b] : texBind_) s << "  .reg .b64 %ht" << l << ";\n  .reg .b32 %ti" << l << ";\n";
     if (k_.surfaceMap) s << "  .reg .b64 %smap;\n";
+    if (wg_) s << "  .reg .pred %plead;  // the warpgroup's thread 0\n  .reg .pred %ptimed;\n  .reg .f32 %wfs;\n";
     if (!k_.tensorMaps.empty()) s << "  .reg .b64 %tbuf;\n";
     for (const auto& spec : k_.tensorMaps) s << "  .reg .b64 %tr" << spec.globalLoc << ";\n";
     if (bcLanes_ > 0) s << "  .reg .b64 %bIt, %bPat, %bK;\n  .reg .b32 %bRow, %bA;\n  .reg .pred %pb<3>;\n";
@@ -882,14 +969,7 @@ class Generator {
       for (const auto& r : regs) s << "  .reg .b64 " << valueReg(static_cast<int>(t), r) << ";\n";
       for (const auto& r : preds_[t]) s << "  .reg .pred " << predReg(static_cast<int>(t), r) << ";\n";
       for (const auto& r : b128_[t]) s << "  .reg .b128 " << wideReg(static_cast<int>(t), r) << ";\n";
-      std::set<std::string> accs;  // wgmma accumulators: four .f32 registers each (emit/Wgmma.cpp)
-      for (const auto& st : test_.threads[t].code)
-        if (st.instr && st.instr->op == OpId::WgmmaMmaAsync && !st.instr->operands.empty()) {
-          const Operand& d = st.instr->operands[0];
-          const Operand& d0 = d.kind == Operand::Kind::Vector && !d.elems.empty() ? d.elems[0] : d;
-          if (d0.kind == Operand::Kind::Reg) accs.insert(d0.name);
-        }
-      for (const auto& a : accs) {
+      for (const auto& a : wgmmaAccumulators(static_cast<int>(t))) {  // four .f32 registers each (emit/Wgmma.cpp)
         const std::string r0 = wgmmaAccReg(static_cast<int>(t), a, 0);
         s << "  .reg .f32 " << r0.substr(0, r0.size() - 1) << "<4>;\n";
       }
@@ -907,6 +987,7 @@ class Generator {
     if (k_.surfaceMap) s << "  ld.param.u64 %smap, [" << surf::kMapParam << "];\n  cvta.to.global.u64 %smap, %smap;\n";
     if (!k_.tensorMaps.empty()) s << "  ld.param.u64 %tbuf, [" << tmap::kParam << "];\n";  // generic
     s << "  mov.u32 %mytid, %tid.x;\n  shr.u32 %warp, %mytid, 5;\n  and.b32 %lane, %mytid, 31;\n  mov.s32 %lt, -1;\n";
+    if (wg_) s << "  and.b32 %r1, %mytid, " << 32 * kWarpgroupWarps - 1 << ";\n  setp.eq.u32 %plead, %r1, 0;\n";
     if (k_.clustered)
       s << "  mov.u32 %rank, %cluster_ctarank;\n  mov.u32 %gcl, %clusterid.x;\n";
     else
@@ -925,8 +1006,15 @@ class Generator {
         << L << ":\n  setp.ge.u32 %p1, %r1, " << slots_ << ";\n  @%p1 bra " << L << "_end;\n";
       s << "  mad.lo.u32 %r2, %r1, " << sharedCell_ << ", %sbase;\n  add.u32 %r2, %r2, " << l * slots_ * sharedCell_
         << ";\n";
-      for (int b = 0; b < sharedCell_; b += 8)
+      constexpr int kUnrolled = 128;  // larger cells (wgmma tiles) are cleared by a loop
+      for (int b = 0; b < std::min(sharedCell_, kUnrolled); b += 8)
         s << "  st.shared::cta.u64 [%r2+" << b << "], " << (b == 0 && !sl.mbarrier ? sl.init : 0) << ";\n";
+      if (sharedCell_ > kUnrolled) {
+        const std::string Z = fresh("shclear");
+        s << "  mov.u32 %r3, " << kUnrolled << ";\n" << Z << ":\n  setp.ge.u32 %p2, %r3, " << sharedCell_
+          << ";\n  @%p2 bra " << Z << "_end;\n  add.u32 %r4, %r2, %r3;\n  st.shared::cta.u64 [%r4], 0;\n"
+          << "  add.u32 %r3, %r3, 8;\n  bra " << Z << ";\n" << Z << "_end:\n";
+      }
       if (sl.mbarrier) {
         anyMbar = true;
         s << "  mbarrier.init.shared::cta.b64 [%r2], " << sl.mbarCount << ";\n";
@@ -936,11 +1024,18 @@ class Generator {
     if (anyMbar) s << "  fence.mbarrier_init.release.cluster;\n";
     emitBarrierAll();
     // Role dispatch.
-    s << "  setp.ge.u32 %p1, %warp, " << nw_ * opt_.groupsPerBlock << ";\n  @%p1 bra $STRESS;\n";
-    s << "  div.u32 %group, %warp, " << nw_ << ";\n  rem.u32 %wig, %warp, " << nw_ << ";\n";
-    int shift = 0;
-    while ((1 << shift) < laneStride_) ++shift;
-    s << "  shr.u32 %sub, %lane, " << shift << ";\n  and.b32 %r1, %lane, " << laneStride_ - 1 << ";\n";
+    s << "  setp.ge.u32 %p1, %warp, " << nw_ * unitWarps_ * opt_.groupsPerBlock << ";\n  @%p1 bra $STRESS;\n";
+    if (wg_) {
+      // Warpgroup kernel: warps 4w..4w+3 (an aligned warpgroup) run litmus thread w of the instance group,
+      // all 128 threads for the same instance.
+      s << "  shr.u32 %r2, %warp, 2;\n  div.u32 %group, %r2, " << nw_ << ";\n  rem.u32 %wig, %r2, " << nw_ << ";\n";
+      s << "  mov.u32 %sub, 0;\n  mov.u32 %r1, 0;\n";
+    } else {
+      s << "  div.u32 %group, %warp, " << nw_ << ";\n  rem.u32 %wig, %warp, " << nw_ << ";\n";
+      int shift = 0;
+      while ((1 << shift) < laneStride_) ++shift;
+      s << "  shr.u32 %sub, %lane, " << shift << ";\n  and.b32 %r1, %lane, " << laneStride_ - 1 << ";\n";
+    }
     s << "  mad.lo.u32 %rawSlot, %group, " << laneStride_ << ", %r1;\n";
     // instance = ((qraw * mul + off) % Q) * S + (rawSlot + slotOff) % S
     s << "  mul.wide.u32 %rd1, %role, 16;\n  add.u64 %rd1, %rd1, %cfg;\n";
@@ -1205,23 +1300,53 @@ class Generator {
         o() << "  mov.u64 " << valueReg(t, ri.reg) << ", " << ri.value << ";\n";
       }
     }
+    // wgmma accumulators start at 0, before the litmus code: no register access between its wgmma.fence and
+    // a wgmma.mma_async (PTX ISA 9.2 §9.7.15.7.1).
+    for (const auto& a : wgmmaAccumulators(t))
+      for (int i = 0; i < 4; ++i) o() << "  mov.f32 " << wgmmaAccReg(t, a, i) << ", 0f00000000;\n";
     emitStress(cfg::kPreIters, cfg::kPrePattern);
     // Start barrier (bounded).
     std::string L = fresh("start");
     o() << "  " << cfgLoad("%rd1", cfg::kStartBarrier) << "\n  setp.eq.u64 %p1, %rd1, 0;\n  @%p1 bra " << L
         << "_end;\n";
-    o() << "  shl.b64 %rd1, %inst, 2;\n  add.u64 %rd1, %rd1, %ctr;\n  red.relaxed.gpu.global.add.u32 [%rd1], 1;\n  "
-           "mov.u64 %rd2, 0;\n";
+    o() << "  shl.b64 %rd1, %inst, 2;\n  add.u64 %rd1, %rd1, %ctr;\n  " << (wg_ ? "@%plead " : "")
+        << "red.relaxed.gpu.global.add.u32 [%rd1], 1;\n  mov.u64 %rd2, 0;\n";
     o() << L << ":\n  ld.relaxed.gpu.global.u32 %r1, [%rd1];\n  setp.ge.u32 %p1, %r1, " << k_.reporters
         << ";\n  @%p1 bra " << L << "_end;\n";
     o() << "  add.u64 %rd2, %rd2, 1;\n  setp.lt.u64 %p1, %rd2, %bound;\n  @%p1 bra " << L << ";\n" << L << "_end:\n";
     o() << "  mov.u32 %spin, 0;\n  cvt.u32.u64 %r7, %bound;\n";
+    if (wg_) o() << "  setp.ne.u32 %ptimed, %spin, %spin;\n";
     // The code.
     std::map<std::string, size_t> labelPos;
     for (size_t i = 0; i < th.code.size(); ++i)
       if (!th.code[i].label.empty()) labelPos[th.code[i].label] = i;
     ThreadCode code(*this, t, labelPos);
+    // wgmma accumulators whose wgmma.mma_async precedes in program order with no `wgmma.wait_group 0` since: an
+    // instruction naming one reads the .f32 accumulator itself (converted first, as at the wait), so that an
+    // access before the wait (undefined, PTX ISA 9.2 §9.7.15.7.3) is the hardware's, not a stale litmus register.
+    std::set<std::string> pendingAcc;
     for (size_t i = 0; i < th.code.size(); ++i) {
+      if (th.code[i].instr && wg_) {
+        const Instr& in = *th.code[i].instr;
+        if (in.op == OpId::WgmmaMmaAsync) {
+          if (!in.operands.empty() && emit::wgmmaAccumulator(in).kind == Operand::Kind::Reg)
+            pendingAcc.insert(emit::wgmmaAccumulator(in).name);
+        } else if (in.op == OpId::WgmmaWait) {
+          if (!in.operands.empty() && in.operands[0].kind == Operand::Kind::Imm && in.operands[0].imm == 0)
+            pendingAcc.clear();
+        } else if (ptx::opInfo(in.op).family != OpFamily::WgmmaSync) {
+          std::set<std::string> named;
+          for (const auto& op : in.operands) {
+            if (op.kind == Operand::Kind::Reg) named.insert(op.name);
+            for (const auto& e : op.elems)
+              if (e.kind == Operand::Kind::Reg) named.insert(e.name);
+          }
+          for (const auto& a : pendingAcc)
+            if (named.count(a))
+              o() << "  mul.f32 %wfs, " << wgmmaAccReg(t, a, 0) << ", " << wgmma::kScaleToInt
+                  << ";  // read before the wait\n  cvt.rzi.s64.f32 " << valueReg(t, a) << ", %wfs;\n";
+        }
+      }
       const auto& st = th.code[i];
       if (!st.label.empty()) {
         o() << "$L" << t << "_" << sanitize(st.label) << ":\n";
@@ -1230,12 +1355,24 @@ class Generator {
       if (!st.instr) continue;
       code.pos = i;
       emit::Writer w(code, *st.instr);
-      emit::emitInstruction(w);
+      if (wg_ && warpgroupRole(*st.instr) == WarpgroupRole::Leader) {
+        const std::string skip = fresh("lead");
+        o() << "  @!%plead bra " << skip << ";  // the warpgroup's thread 0 only\n";
+        emit::emitInstruction(w);
+        o() << skip << ":\n";
+      } else {
+        emit::emitInstruction(w);
+      }
     }
     o() << "$T" << t << "_end:\n  mad.lo.u64 %rd5, %inst, " << k_.resultWords * 8 << ", %res;\n";
     for (const auto& term : k_.terms)
       if (term.source == TermSource::Register && term.term.thread == t)
-        o() << "  st.global.u64 [%rd5+" << term.resultIndex * 8 << "], " << valueReg(t, term.term.reg) << ";\n";
+        o() << "  " << (wg_ ? "@%plead " : "") << "st.global.u64 [%rd5+" << term.resultIndex * 8 << "], "
+            << valueReg(t, term.term.reg) << ";\n";
+    if (wg_) {
+      o() << "  @%ptimed st.global.u64 [%rd5+" << (k_.resultWords - 1) * 8 << "], 1;  // a spin timed out\n";
+      o() << "  @!%plead mov.s32 %lt, -1;  // thread 0 reports for the warpgroup\n";
+    }
     o() << "  bra $EPI;\n";
     o() << "$T" << t << "_timeout:  // a spin exceeded its bound: the instance is recorded as timed out\n";
     o() << "  mad.lo.u64 %rd5, %inst, " << k_.resultWords * 8 << ", %res;\n  st.global.u64 [%rd5+"
@@ -1248,6 +1385,16 @@ class Generator {
                 const std::string& guard) {
     auto it = labels.find(target.name);
     if (it == labels.end()) fail(target.src, "unknown label '" + target.name + "'");
+    if (it->second <= pos && wg_) {
+      // Warpgroup kernel: a thread whose spin exceeds the bound records the timeout and goes on with the
+      // code after the jump, so that every thread of the warpgroup still reaches the same .sync.aligned wgmma
+      // instructions (a thread leaving early would leave the others waiting for it).
+      const std::string cont = fresh("cont");
+      o() << "  add.u32 %spin, %spin, 1;\n  setp.gt.u32 %pspin, %spin, %r7;\n  or.pred %ptimed, %ptimed, %pspin;\n"
+          << "  @%pspin bra " << cont << ";\n";
+      o() << "  " << guard << "bra $L" << t << "_" << sanitize(target.name) << ";\n" << cont << ":\n";
+      return;
+    }
     if (it->second <= pos) {
       o() << "  add.u32 %spin, %spin, 1;\n  setp.gt.u32 %pspin, %spin, %r7;\n  @%pspin bra $T" << t << "_timeout;\n";
     }

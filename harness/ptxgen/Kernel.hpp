@@ -136,6 +136,9 @@ struct Kernel {
   int reporters = 0;                     ///< litmus threads per instance (done-counter target)
   int resultWords = 1;                   ///< u64 words per instance in the result buffer (last = timeout flag)
   int sharedBytes = 0;                   ///< static shared memory per CTA
+  /// Kernel threads that run one litmus thread: 1, or 128 in a warpgroup kernel (a test with wgmma: the
+  /// warpgroup's thread 0 performs the writes, copies and arrivals and reports the registers).
+  int litmusThreadWidth = 1;
   std::vector<GlobalLoc> globals;        ///< global locations, region order
   std::vector<ObservedTerm> terms;       ///< state-key terms, canonical order
   std::vector<ProxyBinding> bindings;    ///< surface/texture objects, kernel parameter order
@@ -144,13 +147,29 @@ struct Kernel {
   int bankConflictOffset = -1;           ///< byte offset of the bank-conflict rows in shared memory (multiple of 128)
   std::vector<std::string> notes;        ///< approximations made (e.g. aliases not mapped)
   /// Non-empty: the module assembles but must not be launched, for this reason (the runner skips it with
-  /// it). wgmma and tcgen05 tests (Generator.cpp).
+  /// it): tcgen05 tests, wgmma with scale-d 1, and what a warpgroup kernel does not translate (Generator.cpp).
   std::string notRunnable;
 
   // Tensor maps: parameter tmap::kParam of both entries follows the others when there are any.
   std::vector<TensorMapSpec> tensorMaps;  ///< the maps the runner encodes (cp.async.bulk.tensor)
   int tensorSlots = 0;                    ///< maps (and boxes) per record of the tensor buffer (namespace tmap)
 };
+
+/// The shared-memory operand tiles of wgmma.mma_async.m64n8k16.f16 in a warpgroup kernel (emit/Wgmma.cpp):
+/// every shared cell is a tile of kTileBytes; A (64x16) and B (16x8, stored transposed: N rows of K) are
+/// K-major without swizzle, made of 8-row x 16-byte core matrices; the core matrix next along K is
+/// kLeadingByteOffset further, the one next along M / N kStrideByteOffset further (PTX ISA 9.2
+/// §9.7.15.5.1). The litmus word of a location is the first word of its tile: A[0][0..1] and B[0..1][0].
+namespace wgmma {
+inline constexpr int kTileBytes = 2048;          ///< 64 rows x 16 f16 (A); B uses the first 256 bytes
+inline constexpr int kLeadingByteOffset = 128;   ///< LBO: next core matrix along K
+inline constexpr int kStrideByteOffset = 256;    ///< SBO: next core matrix along M / N
+/// The accumulator element D[0][0] that the litmus register follows is a*b*2^-48 (the operands' low 16 bits
+/// read as f16 are a*2^-24 and b*2^-24, exact for 0 <= a, b < 2048): the kernel scales it by 2^48.
+inline constexpr const char* kScaleToInt = "0f57800000";    ///< 2^48 as .f32
+inline constexpr const char* kScaleFromInt = "0f27800000";  ///< 2^-48 as .f32
+inline constexpr int kExactBound = 2048;                    ///< operand values below this are exact
+}  // namespace wgmma
 
 /// Layout of the u64 configuration buffer written by the host before each launch.
 namespace cfg {

@@ -4,7 +4,10 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <algorithm>
+#include <cmath>
 #include <set>
+#include <sstream>
 
 #include "litmus/Parser.hpp"
 #include "ptxgen/Assemble.hpp"
@@ -187,7 +190,7 @@ exists (1:r0 == 0))";
   assembles(text, "sm_100a");
 }
 
-TEST_CASE("wgmma assembles for sm_90a; the kernel is marked not runnable", "[ptxgen][ptxas][wgmma]") {
+TEST_CASE("wgmma with scale-d 1 assembles for sm_90a; that kernel is marked not runnable", "[ptxgen][ptxas][wgmma]") {
   // Both scale-d forms, a same-shape chain after a wait, the 4-operand form; descriptors built from the
   // registers holding the shared addresses.
   const std::string text = R"(PTX WGMMA
@@ -210,8 +213,10 @@ exists (0:acc == 0))";
   auto k = ptxgen::generate(litmus::parseTest(text, "inline.litmus"), ptxgen::GenOptions{});
   CHECK(k.ptx.find("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%wf0_acc_0, %wf0_acc_1, %wf0_acc_2, "
                    "%wf0_acc_3}, %y6, %y7, 1, 1, 1, 0, 0;") != std::string::npos);
-  CHECK(k.ptx.find("cvt.rzi.s64.f32 %v0_acc, %wf0_acc_0;") != std::string::npos);
-  CHECK_THAT(k.notRunnable, Catch::Contains("warpgroup"));
+  CHECK(k.ptx.find("mul.f32 %wfs, %wf0_acc_0, 0f57800000;\n  cvt.rzi.s64.f32 %v0_acc, %wfs;") != std::string::npos);
+  CHECK(k.ptx.find("cvt.rn.f32.s64 %wf0_acc_0, %v0_acc;\n  mul.f32 %wf0_acc_0, %wf0_acc_0, 0f27800000;") !=
+        std::string::npos);
+  CHECK_THAT(k.notRunnable, Catch::Contains("scale-d 1") && Catch::Contains("9.7.15.7.1"));
   // wait_group N > 0 with an accumulator to write back is refused at the instruction
   const std::string partial = R"(PTX WGMMA-PARTIAL
 { .shared A = 2; .shared B = 3; }
@@ -576,4 +581,141 @@ TEST_CASE("every suite test that parses and can run on hardware assembles", "[pt
   CHECK(aliasSurface > 0);
   CHECK(aliasTexture > 0);
   CHECK(tensor > 0);
+}
+
+namespace {
+
+/// The lines of `ptx` from the line containing `from` to the next line starting with `to` (exclusive).
+std::vector<std::string> linesBetween(const std::string& ptx, const std::string& from, const std::string& to) {
+  std::vector<std::string> out;
+  std::istringstream in(ptx);
+  std::string line;
+  bool on = false;
+  while (std::getline(in, line)) {
+    if (on && line.rfind(to, 0) == 0) break;
+    if (!on && line.find(from) != std::string::npos) on = true;
+    if (on) out.push_back(line);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("wgmma tests run on a warpgroup kernel: shape, tiles, descriptors, convergence", "[ptxgen][ptxas][wgmma]") {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(fs::path(PTXMM_SOURCE_DIR) / "litmus/tensorcore"))
+    if (e.path().extension() == ".litmus" && e.path().filename().string().rfind("W0", 0) == 0)
+      files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() == 9);
+  for (const auto& f : files) {
+    INFO(f.string());
+    auto test = litmus::parseFile(f.string());
+    ptxgen::GenOptions o;  // 4 groups, 2 stress warps
+    auto k = ptxgen::generate(test, o);
+    CHECK(k.notRunnable.empty());
+    // One instance per warpgroup: 4 warpgroups (16 warps) + 2 stress warps; every shared cell a 2048-byte tile.
+    CHECK(k.litmusThreadWidth == 128);
+    CHECK(k.slotsPerCta == 4);
+    CHECK(k.blockDim == 32 * (4 * 4 + 2));
+    const auto sharedLocs = std::count_if(test.locations.begin(), test.locations.end(), [](const auto& d) {
+      return d.isMbarrier || d.space == ptx::Space::SharedCta || d.space == ptx::Space::SharedCluster;
+    });
+    CHECK(k.sharedBytes == static_cast<int>(sharedLocs) * 4 * ptxgen::wgmma::kTileBytes);
+    CHECK(k.ptx.find(".shared .align 128 .b8 smem[") != std::string::npos);
+    CHECK(k.ptx.find("mad.lo.u32 %sa0, %rawSlot, 2048, %sbase;") != std::string::npos);
+    // The warpgroup of warps 4w..4w+3 runs the instance; its thread 0 is the leader.
+    CHECK(k.ptx.find("shr.u32 %r2, %warp, 2;") != std::string::npos);
+    CHECK(k.ptx.find("and.b32 %r1, %mytid, 127;\n  setp.eq.u32 %plead, %r1, 0;") != std::string::npos);
+    // The litmus thread's code: every wgmma instruction unguarded and outside the leader-only regions;
+    // every write, copy and arrival inside one.
+    const auto code = linesBetween(k.ptx, "$T0:", "$T0_end:");
+    REQUIRE(!code.empty());
+    bool inLeader = false;
+    std::string leaderEnd;
+    int wgmmaLines = 0, leaderWrites = 0;
+    for (const auto& line : code) {
+      if (!inLeader && line.find("@!%plead bra ") != std::string::npos) {
+        inLeader = true;
+        leaderEnd = line.substr(line.find("bra ") + 4);
+        leaderEnd = leaderEnd.substr(0, leaderEnd.find(';')) + ":";
+        continue;
+      }
+      if (inLeader && line == leaderEnd) {
+        inLeader = false;
+        continue;
+      }
+      if (line.find("wgmma.") != std::string::npos) {
+        ++wgmmaLines;
+        CHECK_FALSE(inLeader);
+        CHECK(line.rfind("  wgmma.", 0) == 0);  // no predicate: the whole warpgroup executes it
+        CHECK(line.find(".sync.aligned") != std::string::npos);
+      }
+      const bool write = line.rfind("  st.", 0) == 0 || line.find("cp.async.bulk") != std::string::npos ||
+                         line.find("mbarrier.arrive") != std::string::npos;
+      if (write) {
+        ++leaderWrites;
+        CHECK(inLeader);
+      }
+    }
+    CHECK_FALSE(inLeader);
+    CHECK(wgmmaLines >= 3);
+    const bool testWrites = f.filename().string().rfind("W04", 0) != 0;  // W04 writes nothing
+    CHECK((leaderWrites >= 1) == testWrites);
+    // Descriptors: (address & 0x3FFFF) >> 4, LBO 128 >> 4 in bits 16-29, SBO 256 >> 4 in bits 32-45, no swizzle.
+    const uint64_t fields = (uint64_t{ptxgen::wgmma::kLeadingByteOffset >> 4} << 16) |
+                            (uint64_t{ptxgen::wgmma::kStrideByteOffset >> 4} << 32);
+    CHECK(fields == 0x1000080000ull);
+    for (const std::string reg : {"%y6", "%y7"}) {
+      const std::string src = reg == "%y6" ? "%v0_da" : "%v0_db";
+      CHECK(k.ptx.find("and.b64 " + reg + ", " + src + ", 262143;\n  shr.u64 " + reg + ", " + reg + ", 4;\n  or.b64 " +
+                       reg + ", " + reg + ", " + std::to_string(fields) + ";") != std::string::npos);
+    }
+    // D[0][0] = a*b*2^-48 is written back scaled by 2^48 (the register the model calls acc).
+    CHECK(k.ptx.find("mul.f32 %wfs, %wf0_acc_0, 0f57800000;\n  cvt.rzi.s64.f32 %v0_acc, %wfs;") != std::string::npos);
+    // An accumulator read before the wait reads the .f32 accumulator (W04-before-wait), not a stale register.
+    const bool readBefore = f.filename().string().rfind("W04-wgmma-result-before-wait", 0) == 0;
+    CHECK((k.ptx.find("mul.f32 %wfs, %wf0_acc_0, 0f57800000;  // read before the wait\n  cvt.rzi.s64.f32 %v0_acc, "
+                      "%wfs;\n  add.u64 %v0_r1, %v0_acc, 1;") != std::string::npos) == readBefore);
+    // Only the leader reports; a timed-out spin falls through (no thread leaves the warpgroup early).
+    CHECK(k.ptx.find("@!%plead mov.s32 %lt, -1;") != std::string::npos);
+    CHECK(k.ptx.find("bra $T0_timeout;") == std::string::npos);
+    if (havePtxas()) {
+      auto r = ptxgen::assemble(k.ptx, "sm_90a");
+      INFO(r.diagnostics);
+      CHECK(r.ok);
+    }
+  }
+}
+
+TEST_CASE("wgmma tile encoding: a litmus word's low half read as f16 is the value times 2^-24", "[ptxgen][wgmma]") {
+  // A small integer's low 16 bits read as f16: the subnormal v * 2^-24 (v < 1024) or the normal
+  // 2^(e-15) (1 + m/1024) = v * 2^-24 (1024 <= v < 2048); the product of two is a*b*2^-48.
+  auto f16 = [](uint16_t h) {
+    const int e = (h >> 10) & 31, m = h & 1023;
+    return e == 0 ? std::ldexp(static_cast<double>(m), -24) : std::ldexp(1.0 + m / 1024.0, e - 15);
+  };
+  for (int v : {0, 1, 2, 3, 5, 15, 1023, 1024, 1500, ptxgen::wgmma::kExactBound - 1})
+    CHECK(f16(static_cast<uint16_t>(v)) == std::ldexp(static_cast<double>(v), -24));
+  CHECK(f16(static_cast<uint16_t>(ptxgen::wgmma::kExactBound + 1)) !=
+        std::ldexp(ptxgen::wgmma::kExactBound + 1.0, -24));
+  CHECK(std::string(ptxgen::wgmma::kScaleToInt) == "0f57800000");    // 2^48: exponent 48 + 127 = 0xAF
+  CHECK(std::string(ptxgen::wgmma::kScaleFromInt) == "0f27800000");  // 2^-48: exponent -48 + 127 = 0x4F
+}
+
+TEST_CASE("a warpgroup kernel refuses to run what it does not translate", "[ptxgen][wgmma]") {
+  auto k = ptxgen::generate(litmus::parseTest(R"(PTX WGMMA-BAR
+{ .shared A = 2; .shared B = 3; }
+P0@cta 0,cluster 0,gpu 0:
+    mov.u64 da, A;
+    mov.u64 db, B;
+    bar.sync 1, 128;
+    wgmma.fence.sync.aligned;
+    wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {acc, _, _, _}, da, db, 0, 1, 1, 0, 0;
+    wgmma.commit_group.sync.aligned;
+    wgmma.wait_group.sync.aligned 0;
+exists (0:acc == 0))",
+                                                  "inline.litmus"));
+  CHECK_THAT(k.notRunnable, Catch::Contains("bar.sync") && Catch::Contains("warpgroup"));
 }

@@ -42,6 +42,8 @@ using litmus::Operand;
 /// The .f32 accumulator register i (0..3) of wgmma.mma_async whose modelled element is litmus register `name`
 /// (declared by the generator as `.reg .f32 %wf<t>_<name>_<4>`).
 [[nodiscard]] std::string wgmmaAccReg(int t, std::string_view name, int i);
+/// The modelled accumulator of wgmma.mma_async `in`: d0 of `{d0, d1, d2, d3}`, or a lone operand (Wgmma.cpp).
+[[nodiscard]] const Operand& wgmmaAccumulator(const Instr& in);
 
 /// True for an operand that names memory (`[x]`, `[r1+4]`, or a bare location).
 [[nodiscard]] inline bool isAddress(const Operand& op) {

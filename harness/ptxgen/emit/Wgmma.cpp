@@ -1,12 +1,16 @@
 // Warpgroup MMA, families Wgmma and WgmmaSync (PTX ISA 9.2 §9.7.15): wgmma.mma_async as
 // `wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {acc0..3}, descA, descB, scale-d, 1, 1, 0, 0`, the only
-// form Validate.cpp accepts. A litmus descriptor register holds the .shared::cta address of its matrix (`mov.u64
-// da, A` writes it): the kernel builds the 64-bit matrix descriptor from it in %y6 / %y7 (start address >> 4
-// in bits 0-13, leading byte offset 128 and stride byte offset 256 in bits 16-29 and 32-45, no swizzle:
-// §9.7.15.5.1 "Matrix Descriptor Format"). The accumulator is four .f32 registers per litmus accumulator
-// (wgmmaAccReg); its first element is the litmus register, written back (cvt.rzi) after a
-// `wgmma.wait_group 0` and read from it (cvt.rn) before a wgmma.mma_async with scale-d 1. The generator
-// marks such kernels not runnable (Generator.cpp: a litmus thread is not a warpgroup).
+// form Validate.cpp accepts. The kernel of such a test is a warpgroup kernel (Generator.cpp): all 128 threads
+// of a warpgroup run the litmus thread and execute these instructions convergently. A litmus descriptor
+// register holds the .shared::cta address of its matrix (`mov.u64 da, A` writes it), the start of the
+// location's cell, which is a whole K-major no-swizzle tile (wgmma:: in Kernel.hpp): the kernel builds the
+// 64-bit matrix descriptor from it in %y6 / %y7 (start address >> 4 in bits 0-13, leading byte offset 128 and
+// stride byte offset 256 in bits 16-29 and 32-45, base offset 0, no swizzle: §9.7.15.5.1 "Matrix Descriptor
+// Format"). The rest of each tile is 0, so the accumulator element D[0][0] (d0 of the warpgroup's thread 0)
+// is the product of A[0][0] and B[0][0], the low halves of the locations' first words read as f16: a*2^-24
+// times b*2^-24. The accumulator is four .f32 registers per litmus accumulator (wgmmaAccReg); d0 scaled by
+// 2^48 is written back to the litmus register (cvt.rzi) after `wgmma.wait_group 0`, and read from it (cvt.rn,
+// scaled by 2^-48) before a wgmma.mma_async with scale-d 1 (such kernels are not runnable: Generator.cpp).
 #include <set>
 
 #include "ptxgen/Kernel.hpp"
@@ -21,18 +25,13 @@ using ptx::OpId;
 
 constexpr const char* kSec = " (PTX ISA 9.2 §9.7.15.5)";
 /// Leading byte offset 128 (>> 4 = 8) in bits 16-29, stride byte offset 256 (>> 4 = 16) in bits 32-45.
-constexpr uint64_t kDescriptorOffsets = (uint64_t{8} << 16) | (uint64_t{16} << 32);
-
-/// The modelled accumulator register of `in` (d0 of `{d0, d1, d2, d3}`, or a lone register).
-const Operand& accumulator(const Instr& in) {
-  const Operand& d = in.operands[0];
-  return d.kind == Operand::Kind::Vector && !d.elems.empty() ? d.elems[0] : d;
-}
+constexpr uint64_t kDescriptorOffsets =
+    (uint64_t{wgmma::kLeadingByteOffset >> 4} << 16) | (uint64_t{wgmma::kStrideByteOffset >> 4} << 32);
 
 void emitMmaAsync(Writer& w) {
   w.need(4);
   const auto& ops = w.in.operands;
-  const Operand& d0 = accumulator(w.in);
+  const Operand& d0 = wgmmaAccumulator(w.in);
   if (d0.kind != Operand::Kind::Reg)
     throw DiagnosticError(ops[0].src, std::string("the accumulator d0 must be a register") + kSec);
   if (ops[3].kind != Operand::Kind::Imm)
@@ -48,7 +47,7 @@ void emitMmaAsync(Writer& w) {
       if (&*st.instr == &w.in) break;
       if (st.instr->op == OpId::WgmmaWait) pendingSame = false;
       if (st.instr->op == OpId::WgmmaMmaAsync && !st.instr->operands.empty() &&
-          accumulator(*st.instr).name == d0.name)
+          wgmmaAccumulator(*st.instr).name == d0.name)
         pendingSame = true;
     }
     if (pendingSame)
@@ -59,12 +58,11 @@ void emitMmaAsync(Writer& w) {
   }
   matrixDescriptor(w, ops[1], "%y6", kDescriptorOffsets);
   matrixDescriptor(w, ops[2], "%y7", kDescriptorOffsets);
-  for (int i = 0; i < 4; ++i) {
-    w.out() << "  " << w.guard;
-    if (i == 0 && accumulate)
-      w.out() << "cvt.rn.f32.s64 " << wgmmaAccReg(t, d0.name, 0) << ", " << w.reg(d0.name) << ";\n";
-    else
-      w.out() << "mov.f32 " << wgmmaAccReg(t, d0.name, i) << ", 0f00000000;\n";
+  // scale-d 0: the accumulator input is not read (the generator zeroes the registers before the litmus code).
+  if (accumulate) {
+    const std::string a0 = wgmmaAccReg(t, d0.name, 0);
+    w.out() << "  " << w.guard << "cvt.rn.f32.s64 " << a0 << ", " << w.reg(d0.name) << ";\n";
+    w.out() << "  " << w.guard << "mul.f32 " << a0 << ", " << a0 << ", " << wgmma::kScaleFromInt << ";\n";
   }
   w.out() << "  " << w.guard << "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {";
   for (int i = 0; i < 4; ++i) w.out() << (i ? ", " : "") << wgmmaAccReg(t, d0.name, i);
@@ -80,17 +78,19 @@ void emitWait(Writer& w) {
   std::set<std::string> accs;
   for (const auto& st : w.thread.statements())
     if (st.instr && st.instr->op == OpId::WgmmaMmaAsync && !st.instr->operands.empty() &&
-        accumulator(*st.instr).kind == Operand::Kind::Reg)
-      accs.insert(accumulator(*st.instr).name);
+        wgmmaAccumulator(*st.instr).kind == Operand::Kind::Reg)
+      accs.insert(wgmmaAccumulator(*st.instr).name);
   if (n.imm != 0 && !accs.empty())
     throw DiagnosticError(n.src, "wgmma.wait_group " + std::to_string(n.imm) +
                                      " is not emitted: the kernel writes the accumulators back to their litmus "
                                      "registers after `wgmma.wait_group 0` only" +
                                      kSec);
   w.out() << "  " << w.guard << spell(w.in) << " " << n.imm << ";\n";
-  for (const auto& a : accs)
-    w.out() << "  " << w.guard << "cvt.rzi.s64.f32 " << w.reg(a) << ", " << wgmmaAccReg(w.thread.index(), a, 0)
-            << ";\n";
+  for (const auto& a : accs) {
+    w.out() << "  " << w.guard << "mul.f32 %wfs, " << wgmmaAccReg(w.thread.index(), a, 0) << ", "
+            << wgmma::kScaleToInt << ";\n";
+    w.out() << "  " << w.guard << "cvt.rzi.s64.f32 " << w.reg(a) << ", %wfs;\n";
+  }
 }
 
 void emitBare(Writer& w) { w.bare(); }
@@ -105,6 +105,11 @@ static_assert(coversFamily(kWgmmaSync, OpFamily::WgmmaSync),
 void syncAligned(Qualifiers& q) { q.groupDefaults = {{"sync", ".sync"}, {"aligned", ".aligned"}}; }
 
 }  // namespace
+
+const Operand& wgmmaAccumulator(const Instr& in) {
+  const Operand& d = in.operands.at(0);
+  return d.kind == Operand::Kind::Vector && !d.elems.empty() ? d.elems[0] : d;
+}
 
 void emitWgmma(Writer& w) { emitFrom(kWgmma, w); }
 void regsWgmma(const Instr&, Regs&) {}
