@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Generates docs/proxy-fences.md: the fence-necessity analysis (`ptxmm fences`) of the seed idioms
 # (litmus/seeds), the cluster-launch-control idioms (litmus/clc), the TMA / async-proxy idioms
-# (litmus/async) and the bulk reductions, tensor stores and tensor-map copies (litmus/bulk) under
+# (litmus/async), st.async / red.async (litmus/async-store), the bulk reductions, tensor stores and
+# tensor-map copies (litmus/bulk), wgmma / tcgen05 (litmus/tensorcore) and the warp-level helpers (litmus/warp) under
 # models/ptx.cat and every variant models/ptx-*.cat, with the witness picture of what goes wrong
 # without each necessary instruction (SVGs in docs/proxy-fences/).
 #
@@ -14,7 +15,8 @@
 #   --timeout MS     per-check solver timeout passed to ptxmm (default 120000)
 #   --test-limit S   wall-clock limit per test file (default 1200 s); a test over it is listed as such
 #   --ptxmm PATH     the ptxmm binary (default build-analysis/ptxmm, else build/ptxmm)
-#   FILE_OR_DIR      what to analyse (default: litmus/clc litmus/async litmus/bulk litmus/seeds)
+#   FILE_OR_DIR      what to analyse (default: litmus/clc litmus/async litmus/async-store litmus/bulk
+#                    litmus/tensorcore litmus/warp litmus/seeds)
 # Environment: JOBS (parallel checks per test / rules for --axiom-coverage, default 2), MAX_TRIES
 # (--axiom-coverage: tests tried per rule, default 0 = all).
 set -euo pipefail
@@ -49,7 +51,7 @@ if [[ -z "$ptxmm" || ! -x "$ptxmm" ]]; then
   echo "gen-proxy-fences-doc.sh: error: no ptxmm binary (build it, or pass --ptxmm PATH)" >&2
   exit 2
 fi
-[[ ${#targets[@]} -eq 0 ]] && targets=(litmus/clc litmus/async litmus/bulk litmus/seeds)
+[[ ${#targets[@]} -eq 0 ]] && targets=(litmus/clc litmus/async litmus/async-store litmus/bulk litmus/tensorcore litmus/warp litmus/seeds)
 
 models=(models/ptx.cat)
 for m in models/ptx-*.cat; do [[ -f "$m" ]] && models+=("$m"); done
