@@ -155,10 +155,10 @@ std::vector<SyncSite> findSyncSites(const litmus::Test& test) {
     std::string who;
     for (int t : threads) who += (who.empty() ? "P" : ",P") + std::to_string(t);
     const auto& first = *test.threads[static_cast<size_t>(refs[0].thread)].code[refs[0].stmt].instr;
-    std::string what =
-        key.kind == 0   ? fmt::format("bar {} #{} of CTA {}", key.id, key.occurrence + 1, key.unit)
-        : key.kind == 2 ? fmt::format("bar.warp.sync ({}) #{} of CTA {}", key.id, key.occurrence + 1, key.unit)
-                        : fmt::format("barrier.cluster.arrive+wait #{} of cluster {}", key.occurrence + 1, key.unit);
+    std::string what = key.kind == 0 ? fmt::format("bar {} #{} of CTA {}", key.id, key.occurrence + 1, key.unit)
+                       : key.kind == 2
+                           ? fmt::format("bar.warp.sync ({}) #{} of CTA {}", key.id, key.occurrence + 1, key.unit)
+                           : fmt::format("barrier.cluster.arrive+wait #{} of cluster {}", key.occurrence + 1, key.unit);
     sites.push_back({"",
                      fmt::format("remove {} ({}, l.{})", what, who, first.src.line),
                      MutationKind::Remove,

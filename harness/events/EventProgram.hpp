@@ -108,7 +108,7 @@ enum class BarrierKind : uint8_t {
 };
 
 struct ExecBarrier {
-  bool cluster = false;           ///< barrier.cluster (else a named CTA barrier)
+  bool cluster = false;  ///< barrier.cluster (else a named CTA barrier)
   BarrierKind kind = BarrierKind::Named;
   int group = -1;                 ///< CTA id (named barrier) or cluster id
   int64_t id = 0;                 ///< barrier name (0 for the cluster barrier)

@@ -1009,9 +1009,10 @@ class Parser {
     for (size_t i = 1; i < raw.size(); ++i) {
       const char want = pos[i] < seps.size() ? seps[pos[i]] : ',';
       if (raw[i].sep != want && (raw[i].sep == '|' || want == '|'))
-        fail(raw[i].off, want == '|' ? "`" + text(mn) + "` joins these two operands with '|' (PTX ISA 9.2 §" +
-                                           std::string(op.isaSection) + ")"
-                                     : std::string("'|' joins operands only in `elect.sync d|p` (PTX ISA 9.2 §9.7.13.14)"));
+        fail(raw[i].off, want == '|'
+                             ? "`" + text(mn) + "` joins these two operands with '|' (PTX ISA 9.2 §" +
+                                   std::string(op.isaSection) + ")"
+                             : std::string("'|' joins operands only in `elect.sync d|p` (PTX ISA 9.2 §9.7.13.14)"));
     }
     for (size_t i = 0; i < raw.size(); ++i) {
       RawOperand& r = raw[i];
@@ -1103,11 +1104,12 @@ class Parser {
       for (const auto& other : test_.threads)
         if (other.where.cta != th.where.cta && other.where.cluster == th.where.cluster &&
             other.where.grid != th.where.grid)
-          throw DiagnosticError(th.src, "thread " + th.name + ": cluster " + std::to_string(th.where.cluster) +
-                                            " cannot span two grids");
+          throw DiagnosticError(
+              th.src, "thread " + th.name + ": cluster " + std::to_string(th.where.cluster) + " cannot span two grids");
       if (th.where.grid > 0 && th.where.gpu != 0)
-        throw DiagnosticError(th.src, "thread " + th.name +
-                                          ": the dependent grid runs on the primary grid's device (gpu 0) in this model");
+        throw DiagnosticError(
+            th.src,
+            "thread " + th.name + ": the dependent grid runs on the primary grid's device (gpu 0) in this model");
       auto [cit, cfresh] = clusterGpu.emplace(th.where.cluster, th.where.gpu);
       if (!cfresh && cit->second != th.where.gpu)
         throw DiagnosticError(

@@ -1,6 +1,6 @@
 // Minimum SM target and PTX ISA version an instruction or a whole test needs, from the operations
-// table (base form) refined by qualifiers (the PTX ISA notes and target ISA notes of each instruction). Used by the kernel
-// generator (which .target/.version to emit, which GPUs can run a test) and by the checker (skips).
+// table (base form) refined by qualifiers (the PTX ISA notes and target ISA notes of each instruction). Used by the
+// kernel generator (which .target/.version to emit, which GPUs can run a test) and by the checker (skips).
 #pragma once
 
 #include "litmus/Ast.hpp"

@@ -755,7 +755,8 @@ class Rules {
       fail(ql.mnemonic, "`mapa` needs its type `.u32` or `.u64`" + sec);
     const Operand& a = in.operands[1];
     if (a.kind != Operand::Kind::Loc && a.kind != Operand::Kind::Reg)
-      throw DiagnosticError(a.src, "the source a of `mapa` is a shared variable or a register holding its address" + sec);
+      throw DiagnosticError(a.src,
+                            "the source a of `mapa` is a shared variable or a register holding its address" + sec);
     if (in.operands[0].kind != Operand::Kind::Reg)
       throw DiagnosticError(in.operands[0].src, "the destination d of `mapa` is a register" + sec);
     if (const Operand& b = in.operands[2]; b.kind == Operand::Kind::Imm && (b.imm < 0 || b.imm > 15))
@@ -859,16 +860,17 @@ class Rules {
   /// An operand that must be a register (a matrix descriptor or a tensor-memory register vector element).
   static void requireReg(const Operand& o, const std::string& what, const std::string& sec) {
     if (o.kind != Operand::Kind::Reg)
-      throw DiagnosticError(o.src, what + " must be a register (litmus: a register holding the address of a shared "
-                                          "location, `mov.u64 da, A`)" +
+      throw DiagnosticError(o.src, what +
+                                       " must be a register (litmus: a register holding the address of a shared "
+                                       "location, `mov.u64 da, A`)" +
                                        sec);
   }
 
   /// An immediate 0 or 1 (scale-d, enable-input-d, the immediate scales and transposes).
   static void requireImm01(const Operand& o, const std::string& what, const std::string& sec, bool minusOne = false) {
     if (o.kind != Operand::Kind::Imm || (o.imm != 0 && o.imm != 1 && !(minusOne && o.imm == -1)))
-      throw DiagnosticError(o.src, what + (minusOne ? " must be the immediate 1 or -1" : " must be the immediate 0 or 1") +
-                                       sec);
+      throw DiagnosticError(
+          o.src, what + (minusOne ? " must be the immediate 1 or -1" : " must be the immediate 0 or 1") + sec);
   }
 
   /// wgmma (PTX ISA 9.2 §9.7.15): the accepted subset is `wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16
@@ -898,17 +900,18 @@ class Rules {
     requireFlag(op, in, ql, "wgmma_btype", "the types of A and B (.f16.f16)");
     for (const char* g : {"wgmma_atype", "wgmma_btype"})
       for (auto v : ptx::qualifierGroupValues(g))
-        if (v != "f16" && in.hasFlag(v))
-          bad(ql, g, "only `.f16` A and B are modelled (`.f32.f16.f16`)" + sec);
+        if (v != "f16" && in.hasFlag(v)) bad(ql, g, "only `.f16` A and B are modelled (`.f32.f16.f16`)" + sec);
     if (in.operands.size() != 4 && in.operands.size() != 8)
-      fail(ql.mnemonic, "`wgmma.mma_async` takes `{d0, d1, d2, d3}, descA, descB, scale-d{, imm-scale-a, imm-scale-b, "
-                        "imm-trans-a, imm-trans-b}`, got " +
-                            std::to_string(in.operands.size()) + " operand(s)" + sec);
+      fail(ql.mnemonic,
+           "`wgmma.mma_async` takes `{d0, d1, d2, d3}, descA, descB, scale-d{, imm-scale-a, imm-scale-b, "
+           "imm-trans-a, imm-trans-b}`, got " +
+               std::to_string(in.operands.size()) + " operand(s)" + sec);
     const Operand& d = in.operands[0];
     if (d.kind != Operand::Kind::Vector || d.elems.size() != 4)
-      throw DiagnosticError(d.src, "the m64n8k16 .f32 accumulator is 4 registers per thread: `{d0, d1, d2, d3}` (d0 "
-                                   "is the modelled element; the others may be `_`)" +
-                                       sec);
+      throw DiagnosticError(d.src,
+                            "the m64n8k16 .f32 accumulator is 4 registers per thread: `{d0, d1, d2, d3}` (d0 "
+                            "is the modelled element; the others may be `_`)" +
+                                sec);
     if (d.elems[0].kind != Operand::Kind::Reg)
       throw DiagnosticError(d.elems[0].src, "d0, the modelled accumulator element, must be a register" + sec);
     requireReg(in.operands[1], "descA", sec);
@@ -940,8 +943,8 @@ class Rules {
     };
     auto nOperands = [&](size_t n, const char* form) {
       if (in.operands.size() != n)
-        fail(ql.mnemonic, "`" + mn + "` takes `" + form + "`, got " + std::to_string(in.operands.size()) +
-                              " operand(s)" + sec);
+        fail(ql.mnemonic,
+             "`" + mn + "` takes `" + form + "`, got " + std::to_string(in.operands.size()) + " operand(s)" + sec);
     };
     auto tmemAddr = [&](const Operand& o) {
       if (o.kind != Operand::Kind::Addr)
@@ -957,7 +960,8 @@ class Rules {
       requireReg(in.operands[1], "a-desc", sec);
       requireReg(in.operands[2], "b-desc", sec);
       if (in.operands[3].kind != Operand::Kind::Imm && in.operands[3].kind != Operand::Kind::Reg)
-        throw DiagnosticError(in.operands[3].src, "idesc (the instruction descriptor) is a register or a constant" + sec);
+        throw DiagnosticError(in.operands[3].src,
+                              "idesc (the instruction descriptor) is a register or a constant" + sec);
       requireImm01(in.operands[4], "enable-input-d", sec);
     } else if (op.id == OpId::Tcgen05Cp) {
       ctaGroup();
@@ -973,8 +977,8 @@ class Rules {
       if (!in.hasFlag("32x32b")) bad(ql, "tc_shape", "only the shape `.32x32b` is modelled" + sec);
       requireFlag(op, in, ql, "tc_num", "a repeat count (.x1)");
       if (!in.hasFlag("x1"))
-        bad(ql, "tc_num", "only `.x1` (one 32-bit register per thread) is modelled: a litmus location is one value" +
-                              sec);
+        bad(ql, "tc_num",
+            "only `.x1` (one 32-bit register per thread) is modelled: a litmus location is one value" + sec);
       if (in.type != DataType::B32) fail(ql.mnemonic, "`" + mn + "` needs `.b32`" + sec);
       nOperands(2, ld ? "{r}, [taddr]" : "[taddr], {r}");
       const Operand& v = in.operands[ld ? 0 : 1];

@@ -72,16 +72,15 @@ constexpr std::array<std::string_view, 1> kTmapSizeVals = {"b1024"};
 // wgmma (§9.7.15) and tcgen05 (§9.7.16): the groups list the real qualifiers so that the ones the litmus
 // abstraction does not model are rejected with their reason (Validate.cpp), not as unknown.
 constexpr std::array<std::string_view, 1> kSyncVals = {"sync"};
-constexpr std::array<std::string_view, 8> kWgmmaShapeVals = {"m64n8k16",  "m64n16k16", "m64n32k16", "m64n64k16",
-                                                             "m64n128k16", "m64n256k16", "m64n8k8", "m64n8k32"};
+constexpr std::array<std::string_view, 8> kWgmmaShapeVals = {"m64n8k16",   "m64n16k16",  "m64n32k16", "m64n64k16",
+                                                             "m64n128k16", "m64n256k16", "m64n8k8",   "m64n8k32"};
 constexpr std::array<std::string_view, 3> kWgmmaDtypeVals = {"f32", "f16", "s32"};
 constexpr std::array<std::string_view, 7> kWgmmaAbTypeVals = {"f16", "bf16", "tf32", "e4m3", "e5m2", "u8", "s8"};
 constexpr std::array<std::string_view, 2> kTcCtaGroupVals = {"cta_group::1", "cta_group::2"};
-constexpr std::array<std::string_view, 6> kTcKindVals = {"kind::f16",     "kind::tf32",       "kind::f8f6f4",
-                                                         "kind::i8",      "kind::mxf8f6f4",   "kind::mxf4"};
-constexpr std::array<std::string_view, 6> kTcCpShapeVals = {"128x256b", "4x256b", "128x128b",
-                                                            "64x128b::warpx2::02_13", "64x128b::warpx2::01_23",
-                                                            "32x128b::warpx4"};
+constexpr std::array<std::string_view, 6> kTcKindVals = {"kind::f16", "kind::tf32",     "kind::f8f6f4",
+                                                         "kind::i8",  "kind::mxf8f6f4", "kind::mxf4"};
+constexpr std::array<std::string_view, 6> kTcCpShapeVals = {
+    "128x256b", "4x256b", "128x128b", "64x128b::warpx2::02_13", "64x128b::warpx2::01_23", "32x128b::warpx4"};
 constexpr std::array<std::string_view, 5> kTcShapeVals = {"32x32b", "16x64b", "16x128b", "16x256b", "16x32bx2"};
 constexpr std::array<std::string_view, 8> kTcNumVals = {"x1", "x2", "x4", "x8", "x16", "x32", "x64", "x128"};
 constexpr std::array<std::string_view, 1> kTcCommitVals = {"mbarrier::arrive::one"};

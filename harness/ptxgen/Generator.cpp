@@ -37,8 +37,8 @@ namespace {
 using emit::predReg;
 using emit::sanitize;
 using emit::valueReg;
-using emit::wideReg;
 using emit::wgmmaAccReg;
+using emit::wideReg;
 using litmus::Instr;
 using litmus::Operand;
 using ptx::DataType;
@@ -206,9 +206,11 @@ class Generator {
           wg_ = true;
     unitWarps_ = wg_ ? kWarpgroupWarps : 1;
     if (wg_) {
-      k_.notes.push_back("wgmma: each litmus thread is run by a warpgroup (128 threads, one instance); the "
-                         "accumulator follows D[0][0] = a*b of the operands' first words read as f16 (exact for "
-                         "0 <= a, b < " + std::to_string(wgmma::kExactBound) + ")");
+      k_.notes.push_back(
+          "wgmma: each litmus thread is run by a warpgroup (128 threads, one instance); the "
+          "accumulator follows D[0][0] = a*b of the operands' first words read as f16 (exact for "
+          "0 <= a, b < " +
+          std::to_string(wgmma::kExactBound) + ")");
       for (const auto& th : test_.threads)
         if (th.where.warp >= 0) {
           k_.notes.push_back("warp placements are not kept in a warpgroup kernel: every litmus thread has a warpgroup");
@@ -258,7 +260,8 @@ class Generator {
     if (opt_.groupsPerBlock < 1) opt_.groupsPerBlock = 1;
     if (unit * opt_.groupsPerBlock + opt_.stressWarpsPerBlock > 32)
       opt_.groupsPerBlock = std::max(1, (32 - opt_.stressWarpsPerBlock) / unit);
-    if (unit * opt_.groupsPerBlock + opt_.stressWarpsPerBlock > 32) fail(test_.threads[0].src, "too many warps per CTA");
+    if (unit * opt_.groupsPerBlock + opt_.stressWarpsPerBlock > 32)
+      fail(test_.threads[0].src, "too many warps per CTA");
     slots_ = opt_.groupsPerBlock * laneStride_;
     k_.slotsPerCta = slots_;
     k_.blockDim = 32 * (unit * opt_.groupsPerBlock + opt_.stressWarpsPerBlock);
@@ -1011,9 +1014,11 @@ class Generator {
         s << "  st.shared::cta.u64 [%r2+" << b << "], " << (b == 0 && !sl.mbarrier ? sl.init : 0) << ";\n";
       if (sharedCell_ > kUnrolled) {
         const std::string Z = fresh("shclear");
-        s << "  mov.u32 %r3, " << kUnrolled << ";\n" << Z << ":\n  setp.ge.u32 %p2, %r3, " << sharedCell_
-          << ";\n  @%p2 bra " << Z << "_end;\n  add.u32 %r4, %r2, %r3;\n  st.shared::cta.u64 [%r4], 0;\n"
-          << "  add.u32 %r3, %r3, 8;\n  bra " << Z << ";\n" << Z << "_end:\n";
+        s << "  mov.u32 %r3, " << kUnrolled << ";\n"
+          << Z << ":\n  setp.ge.u32 %p2, %r3, " << sharedCell_ << ";\n  @%p2 bra " << Z
+          << "_end;\n  add.u32 %r4, %r2, %r3;\n  st.shared::cta.u64 [%r4], 0;\n"
+          << "  add.u32 %r3, %r3, 8;\n  bra " << Z << ";\n"
+          << Z << "_end:\n";
       }
       if (sl.mbarrier) {
         anyMbar = true;

@@ -139,13 +139,13 @@ struct Kernel {
   /// Kernel threads that run one litmus thread: 1, or 128 in a warpgroup kernel (a test with wgmma: the
   /// warpgroup's thread 0 performs the writes, copies and arrivals and reports the registers).
   int litmusThreadWidth = 1;
-  std::vector<GlobalLoc> globals;        ///< global locations, region order
-  std::vector<ObservedTerm> terms;       ///< state-key terms, canonical order
-  std::vector<ProxyBinding> bindings;    ///< surface/texture objects, kernel parameter order
-  bool surfaceMap = false;               ///< a surface binding exists: parameter surf::kMapParam follows them
-  int bankConflictLanes = 0;             ///< bank-conflict lanes generated per stress warp (0: none)
-  int bankConflictOffset = -1;           ///< byte offset of the bank-conflict rows in shared memory (multiple of 128)
-  std::vector<std::string> notes;        ///< approximations made (e.g. aliases not mapped)
+  std::vector<GlobalLoc> globals;      ///< global locations, region order
+  std::vector<ObservedTerm> terms;     ///< state-key terms, canonical order
+  std::vector<ProxyBinding> bindings;  ///< surface/texture objects, kernel parameter order
+  bool surfaceMap = false;             ///< a surface binding exists: parameter surf::kMapParam follows them
+  int bankConflictLanes = 0;           ///< bank-conflict lanes generated per stress warp (0: none)
+  int bankConflictOffset = -1;         ///< byte offset of the bank-conflict rows in shared memory (multiple of 128)
+  std::vector<std::string> notes;      ///< approximations made (e.g. aliases not mapped)
   /// Non-empty: the module assembles but must not be launched, for this reason (the runner skips it with
   /// it): tcgen05 tests, wgmma with scale-d 1, and what a warpgroup kernel does not translate (Generator.cpp).
   std::string notRunnable;
@@ -161,9 +161,9 @@ struct Kernel {
 /// kLeadingByteOffset further, the one next along M / N kStrideByteOffset further (PTX ISA 9.2
 /// §9.7.15.5.1). The litmus word of a location is the first word of its tile: A[0][0..1] and B[0..1][0].
 namespace wgmma {
-inline constexpr int kTileBytes = 2048;          ///< 64 rows x 16 f16 (A); B uses the first 256 bytes
-inline constexpr int kLeadingByteOffset = 128;   ///< LBO: next core matrix along K
-inline constexpr int kStrideByteOffset = 256;    ///< SBO: next core matrix along M / N
+inline constexpr int kTileBytes = 2048;         ///< 64 rows x 16 f16 (A); B uses the first 256 bytes
+inline constexpr int kLeadingByteOffset = 128;  ///< LBO: next core matrix along K
+inline constexpr int kStrideByteOffset = 256;   ///< SBO: next core matrix along M / N
 /// The accumulator element D[0][0] that the litmus register follows is a*b*2^-48 (the operands' low 16 bits
 /// read as f16 are a*2^-24 and b*2^-24, exact for 0 <= a, b < 2048): the kernel scales it by 2^48.
 inline constexpr const char* kScaleToInt = "0f57800000";    ///< 2^48 as .f32

@@ -228,7 +228,9 @@ class SmtRunner {
       for (unsigned i = 0; i < zs.size(); ++i) {
         const std::string k = zs.key(i);
         if (k == "conflicts" || k == "decisions" || k == "propagations" || k == "mk clause" || k == "memory")
-          o += fmt::format(" {} {}", k, zs.is_uint(i) ? std::to_string(zs.uint_value(i)) : fmt::format("{:.0f}", zs.double_value(i)));
+          o +=
+              fmt::format(" {} {}", k,
+                          zs.is_uint(i) ? std::to_string(zs.uint_value(i)) : fmt::format("{:.0f}", zs.double_value(i)));
       }
       stats_.note("z3 first check:" + o);
     }

@@ -15,7 +15,8 @@ using namespace ptxmm::events::testing;
 
 namespace {
 
-constexpr const char* kWgmma = "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {acc, _, _, _}, da, db, 0, 1, 1, 0, 0;";
+constexpr const char* kWgmma =
+    "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {acc, _, _, _}, da, db, 0, 1, 1, 0, 0;";
 
 std::string wgmmaTest(const std::string& body) {
   return "PTX wg\n{ .shared A = 2; .shared B = 3 }\nP0@cta 0,cluster 0,gpu 0:\n    mov.u64 da, A;\n    mov.u64 "
@@ -130,9 +131,10 @@ TEST_CASE("wgmma: PTX rules", "[events][async][wgmma]") {
 namespace {
 
 std::string tcTest(const std::string& p0, const std::string& p1 = "") {
-  std::string t = "PTX tc\n{ .shared A = 2; .shared B = 3; .shared S = 1; .tmem D = 0; .mbarrier bar = 1; .global g = 0 "
-                  "}\nP0@cta 0,cluster 0,gpu 0:\n    mov.u64 da, A;\n    mov.u64 db, B;\n    mov.u64 ds, S;\n" +
-                  p0;
+  std::string t =
+      "PTX tc\n{ .shared A = 2; .shared B = 3; .shared S = 1; .tmem D = 0; .mbarrier bar = 1; .global g = 0 "
+      "}\nP0@cta 0,cluster 0,gpu 0:\n    mov.u64 da, A;\n    mov.u64 db, B;\n    mov.u64 ds, S;\n" +
+      p0;
   if (!p1.empty()) t += "P1@cta 0,cluster 0,gpu 0:\n" + p1;
   return t + "exists (0:r0 == 0)\n";
 }
@@ -140,14 +142,14 @@ std::string tcTest(const std::string& p0, const std::string& p1 = "") {
 }  // namespace
 
 TEST_CASE("tcgen05: async ops, tensor memory, commit arrive and waits", "[events][async][tcgen05]") {
-  auto l = lowerText(tcTest(
-      "    tcgen05.cp.cta_group::1.128x256b [D], ds;\n"
-      "    tcgen05.mma.cta_group::1.kind::f16 [D], da, db, 0, 1;\n"
-      "    tcgen05.fence::before_thread_sync;\n"
-      "    tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [bar];\n"
-      "    tcgen05.fence::after_thread_sync;\n"
-      "    tcgen05.ld.sync.aligned.32x32b.x1.b32 {r0}, [D];\n"
-      "    tcgen05.wait::ld.sync.aligned;\n"));
+  auto l =
+      lowerText(tcTest("    tcgen05.cp.cta_group::1.128x256b [D], ds;\n"
+                       "    tcgen05.mma.cta_group::1.kind::f16 [D], da, db, 0, 1;\n"
+                       "    tcgen05.fence::before_thread_sync;\n"
+                       "    tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [bar];\n"
+                       "    tcgen05.fence::after_thread_sync;\n"
+                       "    tcgen05.ld.sync.aligned.32x32b.x1.b32 {r0}, [D];\n"
+                       "    tcgen05.wait::ld.sync.aligned;\n"));
   auto& p = l->prog;
   REQUIRE(p.asyncOps.size() == 4);  // cp, mma, commit, ld
   const AsyncOp& cp = p.asyncOps[0];

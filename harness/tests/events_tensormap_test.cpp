@@ -12,10 +12,7 @@ using namespace ptxmm;
 using namespace ptxmm::events;
 using namespace ptxmm::events::testing;
 
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("cp.async.bulk.tensor: tensormap-proxy map read, then the copy of the descriptor version",
           "[events][async][tensormap]") {

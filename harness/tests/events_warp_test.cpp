@@ -54,8 +54,7 @@ exists (0:r0 == 0))",
                     Catch::Contains("b.litmus:4:16") && Catch::Contains("elect.sync"));
 }
 
-TEST_CASE("bar.warp.sync: a barrier of one warp and membermask whose generation pairs in bar-sync",
-          "[events][warp]") {
+TEST_CASE("bar.warp.sync: a barrier of one warp and membermask whose generation pairs in bar-sync", "[events][warp]") {
   auto l = lowerText(R"(PTX w
 { .shared x = 0; }
 P0@cta 0,warp 0:
@@ -195,7 +194,8 @@ exists (1:r0 == 0))");
     if (p.events[e].type != EventType::Fence) locs.push_back(p.locations[p.events[e].loc].name);
   CHECK(locs == std::vector<std::string>{"x@cta1", "x@cta0"});
   CHECK(lowerError("PTX w\n{ g = 0; }\nP0@cta 0,cluster 0:\n    mapa.shared::cluster.u32 r1, g, 1;\n"
-                   "P1@cta 1,cluster 0:\n    ld.global.u32 r0, [g];\nexists (0:r0 == 0)", "w.litmus")
+                   "P1@cta 1,cluster 0:\n    ld.global.u32 r0, [g];\nexists (0:r0 == 0)",
+                   "w.litmus")
             .find("w.litmus:4:34: error: `mapa` maps shared memory") != std::string::npos);
   // A rank register forks over the cluster's ranks; one outside it is undefined behaviour.
   auto f = lowerText(R"(PTX w

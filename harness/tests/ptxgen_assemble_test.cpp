@@ -1,11 +1,11 @@
 // ptxgen: generated kernels assemble with ptxas (no GPU needed): the classic shapes, TMA, cp.async,
 // multicast (sm_90a), try_cancel (sm_100a), and every test of the suite that parses.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <map>
-#include <algorithm>
-#include <cmath>
 #include <set>
 #include <sstream>
 
@@ -302,8 +302,7 @@ exists (1:r0 == 0))";
   CHECK(k.ptx.find("mapa.u64 ") != std::string::npos);
 }
 
-TEST_CASE("griddepcontrol and a register mapa rank are refused by the generator with the reason",
-          "[ptxgen][warp]") {
+TEST_CASE("griddepcontrol and a register mapa rank are refused by the generator with the reason", "[ptxgen][warp]") {
   auto gdc = litmus::parseTest(R"(PTX GDC
 { data = 0; }
 P0@cta 0:
@@ -716,6 +715,6 @@ P0@cta 0,cluster 0,gpu 0:
     wgmma.commit_group.sync.aligned;
     wgmma.wait_group.sync.aligned 0;
 exists (0:acc == 0))",
-                                                  "inline.litmus"));
+                                              "inline.litmus"));
   CHECK_THAT(k.notRunnable, Catch::Contains("bar.sync") && Catch::Contains("warpgroup"));
 }

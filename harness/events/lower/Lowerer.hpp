@@ -77,14 +77,14 @@ struct PathState {
   std::vector<int> bulkUncommitted;        // async instance ids
   std::vector<std::vector<int>> bulkGroups;
   // Tensor cores (lower/Wgmma.cpp, lower/Tcgen05.cpp).
-  bool wgmmaFenced = false;                      // a wgmma.fence was executed on this path
-  std::set<std::string> regsSinceWgmmaFence;     // registers written since the last wgmma.fence
-  std::map<std::string, int> wgmmaPending;       // accumulator register -> its wgmma async op, until waited for
-  std::vector<int> wgmmaUncommitted;             // async op ids
-  std::vector<std::vector<int>> wgmmaGroups;     // committed, not yet waited
-  std::vector<int> tcMbarOps;                    // tcgen05.mma / .cp async ops issued (tracked by tcgen05.commit)
-  std::vector<int> tcLdOps, tcStOps;             // tcgen05.ld / .st async ops not yet waited for
-  std::vector<ExprId> observedResponses;  // values of try_cancel responses read so far
+  bool wgmmaFenced = false;                   // a wgmma.fence was executed on this path
+  std::set<std::string> regsSinceWgmmaFence;  // registers written since the last wgmma.fence
+  std::map<std::string, int> wgmmaPending;    // accumulator register -> its wgmma async op, until waited for
+  std::vector<int> wgmmaUncommitted;          // async op ids
+  std::vector<std::vector<int>> wgmmaGroups;  // committed, not yet waited
+  std::vector<int> tcMbarOps;                 // tcgen05.mma / .cp async ops issued (tracked by tcgen05.commit)
+  std::vector<int> tcLdOps, tcStOps;          // tcgen05.ld / .st async ops not yet waited for
+  std::vector<ExprId> observedResponses;      // values of try_cancel responses read so far
   std::vector<std::pair<ExprId, std::string>> undefinedIf;
   std::vector<EventId> readsFinal;
   std::map<ExprId, bool> known;  // truth of conditions already decided on this path
@@ -114,9 +114,9 @@ struct SyncRecord {
   int group;   // CTA (bar) or cluster (cluster barrier)
   int64_t id;  // barrier id (bar) or 0
   int gen;
-  bool isSync;       // bar.sync / cluster wait
-  int count = -1;    // thread count of a named-barrier use (-1: all participants)
-  int barrier = -1;  // index into EventProgram::barriers
+  bool isSync;         // bar.sync / cluster wait
+  int count = -1;      // thread count of a named-barrier use (-1: all participants)
+  int barrier = -1;    // index into EventProgram::barriers
   bool orders = true;  // pairs of this barrier's records are in bar-sync (not elect.sync, griddepcontrol.wait)
 };
 
@@ -164,7 +164,7 @@ class Lowerer {
   std::vector<SyncRecord> bars_, clusterArrives_, clusterWaits_;
   std::vector<ExitRecord> exits_;
   std::vector<EventId> gridLaunches_;  // griddepcontrol.launch_dependents of the primary grid (grid-start)
-  bool hasExecBarriers_ = false;  // the test uses bar.sync/bar.arrive/barrier.cluster: paths end with EXIT
+  bool hasExecBarriers_ = false;       // the test uses bar.sync/bar.arrive/barrier.cluster: paths end with EXIT
   std::vector<Instance> instances_;
   std::map<std::tuple<bool, int, int64_t>, int> barrierIndex_;  // (cluster?, CTA/cluster, id) -> barrier
   std::map<std::string, int> namedBarrierIndex_;                // barrierNamed: name -> barrier

@@ -170,9 +170,9 @@ bool Lowerer::isSpinIteration(const PathState& st, const PathState::IterMark& m)
   for (size_t k = m.events; k < st.events.size(); ++k) {
     const Event& e = prog_.events[static_cast<size_t>(st.events[k])];
     if (e.type == EventType::Write) return false;
-    if (e.type == EventType::Fence && (ptx::opInfo(e.op).family == ptx::OpFamily::Barrier ||
-                                       ptx::opInfo(e.op).family == ptx::OpFamily::WarpSync ||
-                                       ptx::opInfo(e.op).family == ptx::OpFamily::GridDep))
+    if (e.type == EventType::Fence &&
+        (ptx::opInfo(e.op).family == ptx::OpFamily::Barrier || ptx::opInfo(e.op).family == ptx::OpFamily::WarpSync ||
+         ptx::opInfo(e.op).family == ptx::OpFamily::GridDep))
       return false;
   }
   const auto& code = thread(curThread_).code;

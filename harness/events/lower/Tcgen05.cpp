@@ -136,8 +136,8 @@ Flow lowerFence(Lowerer& L, PathState& st, const Instr& in, Work&) {
   Event f = L.fenceEvent(in, Sem::None, Scope::None);
   addTag(f, before ? Builtin::TC_BEFORE : Builtin::TC_AFTER);
   addTag(f, Builtin::TCGEN05);
-  EventId e = L.emitFence(st, std::move(f), before ? "tcgen05.fence::before_thread_sync"
-                                                   : "tcgen05.fence::after_thread_sync");
+  EventId e =
+      L.emitFence(st, std::move(f), before ? "tcgen05.fence::before_thread_sync" : "tcgen05.fence::after_thread_sync");
   if (before)
     for (int op : st.tcMbarOps) L.asyncComplete(op, e, false);
   return Flow::Next;

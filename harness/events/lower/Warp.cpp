@@ -51,8 +51,7 @@ std::optional<std::pair<int, std::vector<int>>> warpBarrier(Lowerer& L, PathStat
   uint64_t eff = 0;
   for (int u : *parts) eff |= 1ULL << L.laneOf(u);
   const int t = L.curThread_;
-  const std::string name =
-      fmt::format("{} {:#x} {}", ptx::opInfo(in.op).mnemonic, eff, warpName(L, t));
+  const std::string name = fmt::format("{} {:#x} {}", ptx::opInfo(in.op).mnemonic, eff, warpName(L, t));
   return std::make_pair(L.barrierNamed(kind, name, L.thread(t).where.cta, *parts), std::move(*parts));
 }
 
@@ -76,8 +75,7 @@ void arriveAndWait(Lowerer& L, PathState& st, const Instr& in, int b, Builtin ta
 Flow lowerBarWarpSync(Lowerer& L, PathState& st, const Instr& in, Work&) {
   const auto wb = warpBarrier(L, st, in, BarrierKind::Warp);
   if (!wb) return Flow::Next;
-  arriveAndWait(L, st, in, wb->first, Builtin::WARP_SYNC, L.prog_.barriers[static_cast<size_t>(wb->first)].name,
-                true);
+  arriveAndWait(L, st, in, wb->first, Builtin::WARP_SYNC, L.prog_.barriers[static_cast<size_t>(wb->first)].name, true);
   return Flow::Next;
 }
 
@@ -143,8 +141,7 @@ Flow lowerGriddepWait(Lowerer& L, PathState& st, const Instr& in, Work&) {
   for (size_t u = 0; u < L.test_.threads.size(); ++u)
     if (L.thread(static_cast<int>(u)).where.grid == 0) parts.push_back(static_cast<int>(u));
   parts.push_back(t);
-  const int b =
-      L.barrierNamed(BarrierKind::GridDep, fmt::format("griddepcontrol.wait {}", L.thread(t).name), t, parts);
+  const int b = L.barrierNamed(BarrierKind::GridDep, fmt::format("griddepcontrol.wait {}", L.thread(t).name), t, parts);
   arriveAndWait(L, st, in, b, Builtin::GDC_WAIT, "griddepcontrol.wait", false);
   return Flow::Next;
 }
@@ -179,8 +176,11 @@ Flow lowerMapaOp(Lowerer& L, PathState& st, const Instr& in, Work& work) {
   const std::vector<int> ctas = L.ctasOfCluster(L.thread(L.curThread_).where.cluster);
   const ExprId bv = L.value(st, L.operand(in, 2, "CTA rank"));
   std::optional<int64_t> rank = L.pickValue(
-      st, bv, work, [&](int64_t k) { return X.make(ExprOp::Eq, {bv, X.constant(k)}); }, 0,
-      static_cast<int64_t>(ctas.size()) - 1);
+      st, bv, work,
+      [&](int64_t k) {
+        return X.make(ExprOp::Eq, {bv, X.constant(k)});
+      },
+      0, static_cast<int64_t>(ctas.size()) - 1);
   if (!rank) {
     // d would hold no address of the test: the path ends here (its behaviour is undefined anyway).
     st.undefinedIf.push_back({X.constant(1), fmt::format("mapa: CTA rank outside the cluster ({})", sec)});
@@ -203,7 +203,9 @@ Flow lowerWarpSync(Lowerer& L, PathState& st, const Instr& in, Work& work) {
 }
 int mbarrierOperandWarpSync(const Instr&) { return -1; }
 
-Flow lowerGridDep(Lowerer& L, PathState& st, const Instr& in, Work& work) { return lowerFrom(kGridDep, L, st, in, work); }
+Flow lowerGridDep(Lowerer& L, PathState& st, const Instr& in, Work& work) {
+  return lowerFrom(kGridDep, L, st, in, work);
+}
 int mbarrierOperandGridDep(const Instr&) { return -1; }
 
 Flow lowerMapa(Lowerer& L, PathState& st, const Instr& in, Work& work) { return lowerFrom(kMapa, L, st, in, work); }

@@ -70,8 +70,8 @@ struct Shape {
   int groupsPerBlock = 1;  ///< testing warp groups per CTA (each has its own named barriers)
   int ctaThreads = 1;      ///< litmus threads in this thread's CTA
   int laneStride = 32;     ///< lanes given to one litmus thread
-  int lane = 0;            ///< the litmus thread's lane among its warp's litmus threads (its lanes: lane * laneStride + o)
-  int warpLanes = 1;       ///< litmus threads in its warp
+  int lane = 0;       ///< the litmus thread's lane among its warp's litmus threads (its lanes: lane * laneStride + o)
+  int warpLanes = 1;  ///< litmus threads in its warp
 };
 
 /// The generator's side of writing the code of one litmus thread (implemented in Generator.cpp).

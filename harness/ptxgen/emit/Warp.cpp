@@ -17,8 +17,8 @@ using ptx::Space;
 /// Writes the instance's kernel membermask into %x7 (scratch %x6) from the litmus mask operand.
 void kernelMask(Writer& w, const Operand& m) {
   if (m.kind != Operand::Kind::Imm)
-    throw DiagnosticError(m.src, std::string(ptx::opInfo(w.in.op).mnemonic) +
-                                     ": the stress kernel needs the membermask as an integer");
+    throw DiagnosticError(
+        m.src, std::string(ptx::opInfo(w.in.op).mnemonic) + ": the stress kernel needs the membermask as an integer");
   const Shape sh = w.thread.shape();
   uint64_t spread = 0;  // bit s * laneStride for each litmus lane s of the mask that has a thread
   for (int s = 0; s < sh.warpLanes && s < 32; ++s)
@@ -56,11 +56,11 @@ static_assert(coversFamily(kWarpSync, OpFamily::WarpSync),
 /// griddepcontrol needs two kernels of one stream, the second launched with programmatic stream
 /// serialization; the stress kernel is one kernel, so such tests are refused with the reason.
 void refuseGridDep(Writer& w) {
-  throw DiagnosticError(
-      w.in.src, std::string(ptx::opInfo(w.in.op).mnemonic) +
-                    ": a programmatic dependent launch needs a primary and a dependent kernel in one stream "
-                    "(cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION); the stress "
-                    "kernel is a single kernel and the runner launches one (PTX ISA 9.2 §9.7.13.13)");
+  throw DiagnosticError(w.in.src,
+                        std::string(ptx::opInfo(w.in.op).mnemonic) +
+                            ": a programmatic dependent launch needs a primary and a dependent kernel in one stream "
+                            "(cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION); the stress "
+                            "kernel is a single kernel and the runner launches one (PTX ISA 9.2 §9.7.13.13)");
 }
 
 constexpr OpEmitter kGridDep[] = {{OpId::GriddepLaunch, refuseGridDep}, {OpId::GriddepWait, refuseGridDep}};

@@ -87,8 +87,8 @@ void emitWait(Writer& w) {
                                      kSec);
   w.out() << "  " << w.guard << spell(w.in) << " " << n.imm << ";\n";
   for (const auto& a : accs) {
-    w.out() << "  " << w.guard << "mul.f32 %wfs, " << wgmmaAccReg(w.thread.index(), a, 0) << ", "
-            << wgmma::kScaleToInt << ";\n";
+    w.out() << "  " << w.guard << "mul.f32 %wfs, " << wgmmaAccReg(w.thread.index(), a, 0) << ", " << wgmma::kScaleToInt
+            << ";\n";
     w.out() << "  " << w.guard << "cvt.rzi.s64.f32 " << w.reg(a) << ", %wfs;\n";
   }
 }
