@@ -41,13 +41,16 @@ BIN=/tmp/ptxmm-hw
 log() { echo "== $*" | tee -a "$OUT/campaign.log"; }
 
 log "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader 2>/dev/null)"
-# PTXMM_HW_REUSE=1: keep the ptxmm-hw an earlier call of this script built in the same command (several modes in
-# one device call build it once).
-if [ -n "${PTXMM_HW_REUSE:-}" ] && [ -x $BIN ]; then
-  log "reusing $BIN"
+# PTXMM_HW_REUSE=1: keep the ptxmm-hw an earlier run of this script built from the same sources (several modes
+# in one device call build it once); a binary of other sources (a warm machine keeps /tmp across calls) is
+# rebuilt: the digest of every source and header it is built from is stored beside it.
+SRCS="harness/support/*.cpp harness/ptx/*.cpp harness/litmus/*.cpp harness/outcome/*.cpp harness/ptxgen/*.cpp harness/ptxgen/emit/*.cpp harness/runner/*.cpp harness/report/*.cpp harness/campaign/*.cpp harness/cli/RunOptions.cpp harness/cli/CampaignCli.cpp tools/ptxmm-hw/main.cpp"
+# shellcheck disable=SC2086
+SRCSUM=$(cat $SRCS $(find harness tools -name '*.hpp' -o -name '*.def' | sort) | md5sum | cut -d' ' -f1)
+if [ -n "${PTXMM_HW_REUSE:-}" ] && [ -x $BIN ] && [ "$(cat $BIN.srcsum 2>/dev/null)" = "$SRCSUM" ]; then
+  log "reusing $BIN (same sources)"
 else
   log "building ptxmm-hw"
-  SRCS="harness/support/*.cpp harness/ptx/*.cpp harness/litmus/*.cpp harness/outcome/*.cpp harness/ptxgen/*.cpp harness/ptxgen/emit/*.cpp harness/runner/*.cpp harness/report/*.cpp harness/campaign/*.cpp harness/cli/RunOptions.cpp harness/cli/CampaignCli.cpp tools/ptxmm-hw/main.cpp"
   for h in nlohmann/json.hpp fmt/format.h CLI/CLI.hpp sqlite3.h; do
     [ -f "/usr/include/$h" ] || [ -f ".hwdeps/include/$h" ] || { log "missing header $h: carry it in .hwdeps/include"; exit 1; }
   done
@@ -65,6 +68,7 @@ else
   # shellcheck disable=SC2086
   g++ $OBJ/*.o -o $BIN $SQLITE -ldl -lpthread 2>&1 | tee -a "$OUT/build.log" | tail -5
   [ -x $BIN ] || { log "build failed"; exit 1; }
+  echo "$SRCSUM" > $BIN.srcsum
 fi
 
 MODEL=()
