@@ -24,6 +24,13 @@ namespace {
 
 using campaign::Store;
 
+/// The store of a command that reads one: a missing file is an error, never a new empty campaign.
+Store existingStore(const std::string& path) {
+  if (!std::filesystem::exists(path))
+    throw std::runtime_error(path + ": error: no campaign store (`ptxmm campaign run --db " + path + "` creates one)");
+  return Store(path);
+}
+
 struct Args {
   std::string db;
   RunOptions run;  // paths, --params, stress options, --arch (--json unused)
@@ -129,7 +136,7 @@ int cmdRun(const Args& a, const CampaignHooks& hooks) {
 
 int cmdResume(const Args& a) {
   try {
-    Store store(a.db);
+    Store store = existingStore(a.db);
     return execute(store, a, backendOf(store, a.backend), std::cout, std::cerr);
   } catch (const std::exception& e) {
     std::cerr << e.what() << "\n";
@@ -139,7 +146,7 @@ int cmdResume(const Args& a) {
 
 int cmdRerun(const Args& a) {
   try {
-    Store store(a.db);
+    Store store = existingStore(a.db);
     runner::StressParams p;
     if (a.tuned) {
       auto best = store.meta("tune.best");
@@ -182,7 +189,7 @@ int cmdWorker(const Args& a) {
 
 int cmdTune(const Args& a, const CampaignHooks& hooks) {
   try {
-    Store store(a.db);
+    Store store = existingStore(a.db);
     if (store.tests("mutant").empty() && hooks.mutants)
       if (int rc = hooks.mutants(store, a.model, std::cout, std::cerr); rc != 0) return rc;
     campaign::TuneOptions to;
@@ -203,7 +210,7 @@ int cmdTune(const Args& a, const CampaignHooks& hooks) {
 
 int cmdCoverage(const Args& a) {
   try {
-    Store store(a.db);
+    Store store = existingStore(a.db);
     auto cov = campaign::coverage(store);
     campaign::printCoverage(cov, std::cout, true);
     return cov.forbiddenSeen > 0 ? kMismatch : kOk;
@@ -216,7 +223,8 @@ int cmdCoverage(const Args& a) {
 int cmdCompare(const Args& a) {
   try {
     if (a.stores.size() != 2) throw std::runtime_error("campaign compare: give two stores");
-    Store x(a.stores[0]), y(a.stores[1]);
+    Store x = existingStore(a.stores[0]);
+    Store y = existingStore(a.stores[1]);
     campaign::compareStores(x, y, std::cout);
     return kOk;
   } catch (const std::exception& e) {
@@ -231,7 +239,7 @@ int cmdMerge(const Args& a) {
     Store out(a.stores[0]);
     for (size_t i = 1; i < a.stores.size(); ++i) {
       if (!std::filesystem::exists(a.stores[i])) throw std::runtime_error(a.stores[i] + ": error: no such store");
-      Store in(a.stores[i]);
+      Store in = existingStore(a.stores[i]);
       std::cout << a.stores[i] << ": " << campaign::mergeStore(out, in) << " finished run(s) merged\n";
     }
     return kOk;
@@ -243,7 +251,7 @@ int cmdMerge(const Args& a) {
 
 int cmdReport(const Args& a) {
   try {
-    Store store(a.db);
+    Store store = existingStore(a.db);
     campaign::HtmlOptions ho;
     ho.out = a.outFile;
     ho.python = a.python;
