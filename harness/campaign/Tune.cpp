@@ -67,6 +67,14 @@ ConfigScore scoreOf(Store& store, int64_t config) {
   s.stoppedEarly = row.stoppedEarly;
   std::map<int64_t, TestRow> mutants;
   for (auto& m : store.tests("mutant")) mutants[m.id] = m;
+  // A mutant this device cannot run (the generator refuses it, or it needs another architecture: its
+  // runs end "skipped" whatever the parameters) cannot be killed here: it is counted apart, not as a
+  // survivor.
+  for (const auto& r : store.runs("tune"))
+    if (r.status == "skipped" && mutants.count(r.test) > 0) {
+      ++s.notRunnable[mutants[r.test].mclass];
+      mutants.erase(r.test);
+    }
   s.killable = static_cast<int>(mutants.size());
   std::set<int64_t> killed, evaluated;
   for (const auto& r : store.runs("tune", config)) {
@@ -144,7 +152,13 @@ int tune(Store& store, Backend& backend, const TuneOptions& o, std::ostream& out
     }
     const int64_t id = store.addConfig(configJson(p), origin);
     if (store.config(id).score) return scoreOf(store, id);
-    std::vector<TestRow> order = mutants;
+    // Mutants this device cannot run are left out once a run of them was skipped.
+    std::set<int64_t> skipped;
+    for (const auto& r : store.runs("tune"))
+      if (r.status == "skipped") skipped.insert(r.test);
+    std::vector<TestRow> order;
+    for (const auto& m : mutants)
+      if (skipped.count(m.id) == 0) order.push_back(m);
     std::shuffle(order.begin(), order.end(), rng);
     int killed = 0, n = 0;
     bool stopped = false;
@@ -159,6 +173,7 @@ int tune(Store& store, Backend& backend, const TuneOptions& o, std::ostream& out
         RunRow claimed = *store.run(runId);
         RunRow r = executeClaimed(store, backend, claimed, 3600);
         deviceSeconds += r.seconds;
+        if (r.status == "skipped") continue;  // not runnable here: not killable either
         if (r.targetSeen > 0) ++killed;
       } else if (existing && existing->targetSeen > 0) {
         ++killed;
@@ -175,6 +190,7 @@ int tune(Store& store, Backend& backend, const TuneOptions& o, std::ostream& out
         }
       }
     }
+    if (n == 0) return std::nullopt;  // the budget ended before a single run: nothing to score
     ConfigScore s = scoreOf(store, id);
     s.stoppedEarly = stopped;
     store.setConfigScore(id, s.score(), s.killed, s.killable, s.deathRate(), s.seconds, stopped);
@@ -272,6 +288,12 @@ void printTuneSummary(Store& store, std::ostream& out) {
   std::vector<std::pair<std::string, ConfigScore>> cols;
   if (def) cols.emplace_back("default", scoreOf(store, *def));
   cols.emplace_back("tuned", scoreOf(store, *best));
+  const auto& unrunnable = cols.back().second.notRunnable;
+  if (!unrunnable.empty()) {
+    out << "  not runnable on this device (not counted as killable):";
+    for (const auto& [cls, n] : unrunnable) out << " " << cls << " " << n;
+    out << "\n";
+  }
   for (const auto& [name, s] : cols) {
     line(name + " (config " + std::to_string(s.config) + ")", s);
     for (const auto* group : {&s.byMutation, &s.byClass})

@@ -6,6 +6,7 @@
 
 #include "campaign/Backend.hpp"
 #include "campaign/Store.hpp"
+#include "campaign/Tune.hpp"
 
 using namespace ptxmm::campaign;
 namespace fs = std::filesystem;
@@ -99,4 +100,41 @@ TEST_CASE("the fake backend is deterministic and draws only allowed states", "[c
   auto z = a->run(t, p);
   CHECK(z.result.seconds > x.result.seconds);  // stress costs time
   CHECK_THROWS_WITH(fakeSpec("bogus=1"), Catch::Contains("bad item 'bogus=1'"));
+}
+
+TEST_CASE("a mutant the device cannot run is not killable: the score counts it apart", "[campaign]") {
+  TempDb db;
+  Store s(db.path.string());
+  auto mutant = [&](const std::string& name, const std::string& cls) {
+    TestRow m = mp();
+    m.kind = "mutant";
+    m.name = name;
+    m.text = "PTX " + name + "\n";
+    m.mclass = cls;
+    m.mutation = "remove";
+    return s.addTest(m);
+  };
+  const int64_t killedOne = mutant("killed", "generic-proxy"), survivor = mutant("survivor", "generic-proxy"),
+                refused = mutant("refused", "async-proxy");
+  const int64_t c = s.addConfig(nlohmann::json{{"seed", 1}}, "tune-default");
+  auto finishRun = [&](int64_t test, const std::string& status, int64_t seen) {
+    const int64_t id = s.addRun(test, c, 1000, "tune");
+    REQUIRE(s.claimRun(id, "w", 60));
+    RunRow r = *s.run(id);
+    r.status = status;
+    r.targetSeen = seen;
+    r.seconds = 0.5;
+    r.finished = now();
+    REQUIRE(s.finish(r));
+  };
+  finishRun(killedOne, "ok", 7);
+  finishRun(survivor, "ok", 0);
+  finishRun(refused, "skipped", 0);
+  const ConfigScore sc = scoreOf(s, c);
+  CHECK(sc.killable == 2);
+  CHECK(sc.killed == 1);
+  CHECK(sc.score() == 0.5);
+  CHECK(sc.notRunnable.at("async-proxy") == 1);
+  CHECK(sc.byClass.count("async-proxy") == 0);
+  CHECK(sc.byClass.at("generic-proxy").killable == 2);
 }
