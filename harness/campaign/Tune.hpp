@@ -52,7 +52,7 @@ struct ConfigScore {
   bool stoppedEarly = false;
   std::map<std::string, ClassScore> byClass;     ///< mutant class
   std::map<std::string, ClassScore> byMutation;  ///< "remove" / "weaken"
-  std::map<std::string, int> notRunnable;         ///< per class: mutants whose runs this device skips
+  std::map<std::string, int> notRunnable;        ///< per class: mutants whose runs this device skips
   [[nodiscard]] double score() const { return killable == 0 ? 0 : static_cast<double>(killed) / killable; }
   [[nodiscard]] double deathRate() const { return seconds > 0 ? static_cast<double>(targetInstances) / seconds : 0; }
 };
