@@ -20,7 +20,8 @@
 #     multigpu STORE [KILL_AFTER] [LEASE]: the planned STORE resumed three times (copies): one worker on
 #            GPU 0, --gpus all, and --gpus all with GPU 1's worker SIGKILLed after KILL_AFTER s (default
 #            20; LEASE default 20 s); stores, logs and coverage in $OUT (docs/hardware/README.md);
-#            MG_PHASES=one,all,kill (default) chooses which of the three
+#            MG_PHASES=one,all,kill (default) chooses which of the three; the driver's JIT cache is off
+#            unless MG_JIT_CACHE=on (a warm cache makes a later run look faster); all in $OUT/multigpu.tgz
 #     tensor: every suite test with a tensor copy or a tensor-map instruction (cp.async.bulk.tensor,
 #             cp.reduce.async.bulk.tensor, tensormap.*; maps encoded with cuTensorMapEncodeTiled), ITERATIONS
 #             per test (tensor.json, tensor.log); a test that cannot run says why in tensor.log
@@ -146,6 +147,10 @@ if [ "$MODE" = multigpu ]; then
   STORE=${3:?multigpu STORE [KILL_AFTER] [LEASE]}
   KILL_AFTER=${4:-20}
   LEASE=${5:-20}
+  # The driver caches JIT-compiled kernels (~/.nv/ComputeCache): a run after another one of the same
+  # tests skips the JIT and looks faster. Throughput is compared with the cache off (MG_JIT_CACHE=on keeps it).
+  [ "${MG_JIT_CACHE:-off}" = off ] && export CUDA_CACHE_DISABLE=1
+  log "JIT cache: ${MG_JIT_CACHE:-off}"
   nvidia-smi -L | tee -a "$OUT/campaign.log"
   nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee -a "$OUT/campaign.log"
   timed() {  # NAME ARGS...: resume a fresh copy of the store, log exit status and wall time
@@ -178,6 +183,8 @@ if [ "$MODE" = multigpu ]; then
   for n in one-gpu all-gpus kill; do
     [ -f "$OUT/$n.db" ] && $BIN campaign coverage "$OUT/$n.db" > "$OUT/$n-coverage.txt" 2>&1
   done
+  # One archive: the device tool returns at most 8 files.
+  (cd "$OUT" && tar czf multigpu.tgz ./*.db ./*.log ./*-coverage.txt && rm -f ./*.db ./*-coverage.txt one-gpu.log all-gpus.log kill.log)
   exit 0
 fi
 if [ "$MODE" = tensor ]; then
