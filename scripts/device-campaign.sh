@@ -12,7 +12,8 @@
 #     campaign STORE [BUDGET] [PHASES]: the durable campaign of a store planned where the checker is
 #            (`ptxmm campaign run --db STORE --plan-only --mutants ...`, docs/hardware/README.md).
 #            PHASES (comma-separated, default run,tune,rerun,report): run = its pending runs; tune =
-#            the stress parameters for BUDGET seconds (default 240); rerun = the tests again with
+#            the stress parameters for BUDGET seconds (default 240; TUNE_ITER instances per mutant run,
+#            default 100000); rerun = the tests again with
 #            the best parameters; report = coverage.txt and campaign.html (plots only where
 #            matplotlib is). The store ($OUT/campaign.db), best-params.json and the logs land in
 #            $OUT; a phase cut short by its time bound resumes when the returned store is given
@@ -122,7 +123,7 @@ if [ "$MODE" = campaign ]; then
   if [[ $PHASES == *,tune,* ]]; then
     log "tune: $BUDGET s"
     timeout $((BUDGET + 120)) $BIN campaign tune --db "$DB" --backend cuda --budget "$BUDGET" \
-      --out "$OUT/best-params.json" > "$OUT/tune.log" 2>&1
+      --iterations "${TUNE_ITER:-100000}" --out "$OUT/best-params.json" > "$OUT/tune.log" 2>&1
     log "tune exit: $?"
     tail -30 "$OUT/tune.log"
   fi
