@@ -9,6 +9,8 @@
 #include <set>
 
 #include "campaign/Campaign.hpp"
+#include "campaign/Coverage.hpp"
+#include "litmus/Parser.hpp"
 
 namespace ptxmm::campaign {
 
@@ -268,6 +270,31 @@ int tune(Store& store, Backend& backend, const TuneOptions& o, std::ostream& out
   return 0;
 }
 
+void printSurvivors(Store& store, int64_t config, std::ostream& out) {
+  std::map<int64_t, TestRow> mutants;
+  for (auto& m : store.tests("mutant")) mutants[m.id] = m;
+  std::map<std::string, std::vector<std::string>> byReason;  // "mutation: category" -> mutant names
+  for (const auto& r : store.runs("tune", config)) {
+    if (r.status != "ok" || r.targetSeen > 0 || mutants.count(r.test) == 0) continue;
+    const TestRow& m = mutants[r.test];
+    std::string category = kUnexplained;
+    if (auto pr = litmus::tryParseTest(m.text, m.file); pr.ok()) {
+      ptx::Scope narrow{}, wide{};
+      const UnseenState u = staticReason(*pr.test, m.target, narrow, wide);
+      if (!u.category.empty()) category = u.category;
+    }
+    byReason[m.mutation + ": " + category].push_back(m.name);
+  }
+  if (byReason.empty()) return;
+  out << "Surviving mutants of config " << config << " by reason (the target state never seen):\n";
+  for (const auto& [reason, names] : byReason) {
+    out << "  " << std::left << std::setw(52) << reason << std::right << std::setw(4) << names.size() << "  e.g. "
+        << names.front();
+    if (names.size() > 1) out << ", " << names[1];
+    out << "\n";
+  }
+}
+
 void printTuneSummary(Store& store, std::ostream& out) {
   std::optional<int64_t> def, best;
   if (auto d = store.meta("tune.default"); d && store.config(std::stoll(*d)).score) def = std::stoll(*d);
@@ -306,6 +333,7 @@ void printTuneSummary(Store& store, std::ostream& out) {
         line("  " + k + (group == &s.byMutation ? " mutants" : ""), t);
       }
   }
+  printSurvivors(store, *best, out);
   out << "Parameter importance (spread of the mean score over the parameter's values):\n";
   for (const auto& [name, v] : parameterImportance(store))
     out << "  " << std::left << std::setw(26) << name << std::right << std::fixed << std::setprecision(3) << v

@@ -5,8 +5,10 @@
 #include <thread>
 
 #include "campaign/Backend.hpp"
+#include "campaign/Coverage.hpp"
 #include "campaign/Store.hpp"
 #include "campaign/Tune.hpp"
+#include "litmus/Parser.hpp"
 
 using namespace ptxmm::campaign;
 namespace fs = std::filesystem;
@@ -137,4 +139,20 @@ TEST_CASE("a mutant the device cannot run is not killable: the score counts it a
   CHECK(sc.notRunnable.at("async-proxy") == 1);
   CHECK(sc.byClass.count("async-proxy") == 0);
   CHECK(sc.byClass.at("generic-proxy").killable == 2);
+}
+
+TEST_CASE("an unseen state of a test whose threads share one CTA is put down to the one SM", "[campaign]") {
+  auto reason = [](const std::string& placement1) {
+    const std::string text = "PTX MP\n{ x = 0; y = 0; }\n P0@cta 0,gpu 0 | P1@" + placement1 +
+                             " ;\n st.weak x, 1 | ld.weak r0, y ;\n st.weak y, 1 | ld.weak r1, x ;\n"
+                             "exists (1:r0 == 1 /\\ 1:r1 == 0)\n";
+    auto test = ptxmm::litmus::parseTest(text, "MP.litmus");
+    ptxmm::ptx::Scope narrow{}, wide{};
+    return staticReason(test, "1:r0=1; 1:r1=0;", narrow, wide);
+  };
+  const UnseenState same = reason("cta 0,gpu 0");
+  CHECK(same.category == kOneCta);
+  CHECK(same.evidence == "all 2 threads in CTA 0");
+  CHECK(reason("cta 1,gpu 0").category.empty());  // different CTAs: no reason from the test alone
+  CHECK(reason("cta 1,gpu 1").category == kPlacement);
 }
