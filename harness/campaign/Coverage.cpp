@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <iomanip>
+#include <set>
 
 #include "litmus/Parser.hpp"
 #include "outcome/State.hpp"
@@ -115,8 +116,11 @@ SuiteCoverage coverage(Store& store) {
   std::map<int64_t, std::vector<RunRow>> runsOf;
   for (auto& r : store.runs("campaign")) runsOf[r.test].push_back(std::move(r));
   std::map<int64_t, bool> killed;
-  for (const auto& r : store.runs("tune"))
+  std::set<int64_t> notRunnable;  // mutants the device skips are not killable (Tune.cpp scoreOf)
+  for (const auto& r : store.runs("tune")) {
     if (r.targetSeen > 0) killed[r.test] = true;
+    if (r.status == "skipped") notRunnable.insert(r.test);
+  }
   for (const auto& t : tests) {
     TestCoverage c;
     c.id = t.id;
@@ -144,7 +148,7 @@ SuiteCoverage coverage(Store& store) {
       }
     }
     for (const auto& m : mutants)
-      if (m.parent == t.id) {
+      if (m.parent == t.id && notRunnable.count(m.id) == 0) {
         ++c.mutants;
         if (killed[m.id]) ++c.mutantsKilled;
       }
