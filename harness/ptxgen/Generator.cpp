@@ -164,6 +164,10 @@ class Generator {
     bool sharedCluster = true;
   };
   std::vector<std::map<std::string, MapaReg>> mapaRegs_;
+  /// The .b32 register through which thread t accesses the .shared::cluster address in register `reg`.
+  static std::string mapaAddrReg(int t, const std::string& reg) {
+    return "%dm" + std::to_string(t) + "_" + sanitize(reg);
+  }
   std::map<std::string, ptx::Proxy> aliasProxy_;  // surface/texture/constant alias name -> its proxy
   std::map<int, int> surBind_, texBind_;          // global location -> index into k_.bindings
   int bcLanes_ = 0;                               // bank-conflict lanes per stress warp
@@ -1105,6 +1109,8 @@ class Generator {
       for (const auto& p : preds_[t]) regs.insert(p);
       for (const auto& r : regs) s << "  .reg .b64 " << valueReg(static_cast<int>(t), r) << ";\n";
       for (const auto& r : preds_[t]) s << "  .reg .pred " << predReg(static_cast<int>(t), r) << ";\n";
+      for (const auto& [r, m] : mapaRegs_[t])
+        if (m.sharedCluster) s << "  .reg .b32 " << mapaAddrReg(static_cast<int>(t), r) << ";\n";
       for (const auto& r : b128_[t]) s << "  .reg .b128 " << wideReg(static_cast<int>(t), r) << ";\n";
       for (const auto& a : wgmmaAccumulators(static_cast<int>(t))) {  // four .f32 registers each (emit/Wgmma.cpp)
         const std::string r0 = wgmmaAccReg(static_cast<int>(t), a, 0);
@@ -1329,16 +1335,20 @@ class Generator {
     litmus::LocRef ref = op.loc;
     int64_t off = op.kind == Operand::Kind::Addr ? op.imm : 0;
     if (!op.baseReg.empty() && mapaRegs_[t].count(op.baseReg)) {
-      // The address that the run-time mapa wrote into the register (its 64-bit value register).
+      // The address that the run-time mapa wrote into the register: a .shared::cluster address is used as
+      // a 32-bit one (the register's current value, converted now), a generic one as is.
       const MapaReg& m = mapaRegs_[t].at(op.baseReg);
       const std::string offs = off ? (off > 0 ? "+" : "") + std::to_string(off) : "";
       if (!m.sharedCluster && in.space != Space::Generic)
         fail(op.src, "'" + op.baseReg + "' holds the generic address of a generic `mapa`: access it generically");
-      if (m.sharedCluster && in.space != Space::SharedCluster && in.space != Space::Generic)
+      if (!m.sharedCluster) return {"[" + valueReg(t, op.baseReg) + offs + "]", Space::Generic};
+      if (in.space != Space::SharedCluster && in.space != Space::Generic)
         fail(op.src, "'" + op.baseReg +
                          "' holds a .shared::cluster address (`mapa.shared::cluster`): access it in "
                          "the .shared::cluster state space");
-      return {"[" + valueReg(t, op.baseReg) + offs + "]", m.sharedCluster ? Space::SharedCluster : Space::Generic};
+      const std::string a32 = mapaAddrReg(t, op.baseReg);
+      o() << "  cvt.u32.u64 " << a32 << ", " << valueReg(t, op.baseReg) << ";\n";
+      return {"[" + a32 + offs + "]", Space::SharedCluster};
     }
     if (!op.baseReg.empty()) {
       auto it = addrRegs_[t].find(op.baseReg);

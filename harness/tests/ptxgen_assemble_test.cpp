@@ -394,7 +394,7 @@ exists (1:r0 == 0))";
   CHECK(
       k.ptx.find("cvt.u32.u64 %x0, %v0_r5;\n  mapa.shared::cluster.u32 %x5, %sa0, %x0;\n  cvt.u64.u32 %v0_r1, %x5;") !=
       std::string::npos);
-  CHECK(k.ptx.find("st.weak.shared::cluster.u32 [%v0_r1+4], 1;") != std::string::npos);
+  CHECK(k.ptx.find("cvt.u32.u64 %dm0_r1, %v0_r1;\n  st.weak.shared::cluster.u32 [%dm0_r1+4], 1;") != std::string::npos);
   CHECK(k.ptx.find("mapa.u64 %v0_r2, %y5, %x0;") != std::string::npos);
   CHECK(k.ptx.find("ld.relaxed.cluster.u32 %x7, [%v0_r2];") != std::string::npos);
   // A special-register rank is known to the kernel: the static mapping of the prologue, as for an integer.
