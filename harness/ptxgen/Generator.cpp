@@ -15,6 +15,8 @@
 // tensormap proxy is not acquired at kernel start).
 // Each litmus instruction is written by its family's code in emit/ (emit/Emit.hpp); this file gives it
 // the thread's addresses, values and labels (ThreadCode).
+// A test with threads in both grids (programmatic dependent launch) gets a second stress kernel of the same
+// shape, ptxmm_dependent, running the grid-1 roles (dependent_, emitTest(s, 1); one instance per CTA).
 // A test with wgmma gets a warpgroup kernel (wg_): each litmus thread is run by the 128 threads of an aligned
 // warpgroup (one instance per warpgroup), its thread 0 alone performing writes, copies and arrivals
 // (warpgroupRole) and reporting; every shared cell is a wgmma operand tile (docs/design.md "Warpgroup kernel").
