@@ -37,6 +37,14 @@ void assembles(const std::string& text, const std::string& arch = "", int bankCo
   CHECK(r.ok);
 }
 
+/// The sm_90a kernel of `text` (read as file `file`), which must assemble.
+ptxgen::Kernel assembledFor90(const std::string& text, const std::string& file) {
+  assembles(text, "sm_90a");
+  ptxgen::GenOptions o;
+  o.arch = "sm_90a";
+  return ptxgen::generate(litmus::parseTest(text, file), o);
+}
+
 /// The reasons a suite test cannot run on hardware, from its own text (independent of the generator):
 /// a proxy fence of the mixed-proxy model (no PTX encoding), a constant-proxy read; empty if it can.
 std::set<std::string> expectedSkips(const litmus::Test& t) {
@@ -302,11 +310,9 @@ P1@cta 2,grid 1:
     griddepcontrol.wait;
     ld.relaxed.gpu.global.u32 r1, [data];
 exists (1:r1 == 0))";
-  assembles(text, "sm_90a");
-  auto gdc = litmus::parseTest(text, "gdc.litmus");
+  const auto k = assembledFor90(text, "gdc.litmus");
   ptxgen::GenOptions o;
   o.arch = "sm_90a";
-  auto k = ptxgen::generate(gdc, o);
   CHECK(k.notRunnable.empty());
   CHECK(k.entry == "ptxmm_test");
   CHECK(k.dependentEntry == "ptxmm_dependent");
@@ -384,11 +390,9 @@ P0@cta 0,cluster 0:
 P1@cta 1,cluster 0:
     ld.shared::cta.u32 r0, [x];
 exists (1:r0 == 0))";
-  assembles(text, "sm_90a");
-  auto test = litmus::parseTest(text, "mapa.litmus");
+  const auto k = assembledFor90(text, "mapa.litmus");
   ptxgen::GenOptions o;
   o.arch = "sm_90a";
-  auto k = ptxgen::generate(test, o);
   CHECK(k.clustered);
   // The rank is the register's value; accesses through the destination use its value as the address.
   CHECK(
