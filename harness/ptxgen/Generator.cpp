@@ -188,7 +188,8 @@ class Generator {
 
   /// Threads of one litmus cluster share a role; clusters of different GPUs are distinct roles, and the
   /// roles of the dependent grid come after those of the primary grid (a cluster never spans two grids).
-  static int roleKey(const litmus::Placement& p) { return p.grid * 10000000 + p.gpu * 100000 + p.cluster; }
+  static constexpr int kGridRoleKey = 10000000;  ///< roleKey of the dependent grid's first possible role
+  static int roleKey(const litmus::Placement& p) { return p.grid * kGridRoleKey + p.gpu * 100000 + p.cluster; }
 
   /// Does litmus thread t run in the kernel being written? (Both kernels hold every thread's analysis.)
   [[nodiscard]] bool inKernel(int t) const {
@@ -226,7 +227,7 @@ class Generator {
     if (dependent_) {
       k_.dependentEntry = "ptxmm_dependent";
       k_.primaryRoles = static_cast<int>(
-          std::count_if(roleClusterIds_.begin(), roleClusterIds_.end(), [](int key) { return key < 10000000; }));
+          std::count_if(roleClusterIds_.begin(), roleClusterIds_.end(), [](int key) { return key < kGridRoleKey; }));
       k_.notes.push_back(
           "programmatic dependent launch: the grid-1 threads run in a second kernel launched after the primary "
           "one with programmatic stream serialization; one instance per CTA, since a CTA's first "
