@@ -216,6 +216,8 @@ int runCampaign(const CampaignOptions& opt, std::ostream& out, std::ostream& err
                           {"clustered", kernel.clustered},
                           {"slotsPerCta", kernel.slotsPerCta},
                           {"roles", kernel.roles},
+                          {"dependentEntry", kernel.dependentEntry},
+                          {"primaryRoles", kernel.primaryRoles},
                           {"sharedBytes", kernel.sharedBytes},
                           {"bankConflictLanes", kernel.bankConflictLanes},
                           {"bindings", bindings},

@@ -147,8 +147,8 @@ RunResult runKernel(const ptxgen::Kernel& kernel, const StressParams& params,
     }
     r.columns = columns;
     const uint64_t n = columns * static_cast<uint64_t>(kernel.slotsPerCta);
-    const uint64_t gridClusters = columns * static_cast<uint64_t>(kernel.roles);
-    const unsigned gridX = static_cast<unsigned>(gridClusters * clusterDim);
+    const LaunchGrids grids = launchGrids(kernel, columns);
+    const CUfunction dependentFn = loaded.dependent;
     // Buffers.
     const uint64_t stride = cellStride(kernel, params);
     const uint64_t region = regionBytes(kernel, n, stride);
@@ -185,7 +185,7 @@ RunResult runKernel(const ptxgen::Kernel& kernel, const StressParams& params,
     std::vector<CUdeviceptr> cfgs;
     for (int b = 0; b < batch; ++b) cfgs.push_back(alloc(ptxgen::cfg::kWords * 8));
     CUdeviceptr res = alloc(n * static_cast<uint64_t>(kernel.resultWords) * 8);
-    CUdeviceptr ctr = alloc(2 * n * 4);
+    CUdeviceptr ctr = alloc(grids.counterWords * 4);
     CUdeviceptr hist = alloc(buckets * 8);
     CUdeviceptr smp = alloc((1 + ptxgen::cfg::kSampleCap * rec) * 8);
     CUdeviceptr scr = alloc(static_cast<size_t>(params.scratchMemorySize) * 4);
@@ -207,7 +207,7 @@ RunResult runKernel(const ptxgen::Kernel& kernel, const StressParams& params,
               "cuMemcpyHtoDAsync");
       }
       for (int b = 0; b < thisBatch; ++b) {
-        check(api().p_cuMemsetD32Async(ctr, 0, 2 * n, stream), "cuMemsetD32Async");
+        check(api().p_cuMemsetD32Async(ctr, 0, grids.counterWords, stream), "cuMemsetD32Async");
         check(api().p_cuMemsetD32Async(res, 0, n * static_cast<uint64_t>(kernel.resultWords) * 2, stream),
               "cuMemsetD32Async");
         CUdeviceptr initArgs0 = mem, initArgs1 = cfgs[b], initArgs2 = tmaps;
@@ -222,21 +222,37 @@ RunResult runKernel(const ptxgen::Kernel& kernel, const StressParams& params,
         if (!kernel.tensorMaps.empty()) argValues.push_back(tmaps);
         std::vector<void*> args;
         for (auto& v : argValues) args.push_back(&v);
-        CUlaunchConfig lc{};
-        lc.gridDimX = gridX;
-        lc.gridDimY = lc.gridDimZ = 1;
-        lc.blockDimX = static_cast<unsigned>(kernel.blockDim);
-        lc.blockDimY = lc.blockDimZ = 1;
-        lc.hStream = stream;
-        CUlaunchAttribute attr{};
-        if (kernel.clustered) {
-          attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-          attr.value.clusterDim.x = clusterDim;
-          attr.value.clusterDim.y = attr.value.clusterDim.z = 1;
-          lc.attrs = &attr;
-          lc.numAttrs = 1;
-        }
-        check(api().p_cuLaunchKernelEx(&lc, fn, args.data(), nullptr), "cuLaunchKernelEx");
+        // The stress kernel, then its dependent right after it in the same stream (programmatic dependent
+        // launch): the dependent may start once every CTA of the primary grid has executed
+        // griddepcontrol.launch_dependents or exited (PTX ISA 9.2 §9.7.13.13), and it ends with
+        // griddepcontrol.wait, so the next launch's resets and init follow both grids.
+        auto launch = [&](CUfunction f, uint64_t ctas, bool programmatic, const char* what) {
+          CUlaunchConfig lc{};
+          lc.gridDimX = static_cast<unsigned>(ctas);
+          lc.gridDimY = lc.gridDimZ = 1;
+          lc.blockDimX = static_cast<unsigned>(kernel.blockDim);
+          lc.blockDimY = lc.blockDimZ = 1;
+          lc.hStream = stream;
+          CUlaunchAttribute attrs[2] = {};
+          unsigned count = 0;
+          if (kernel.clustered) {
+            attrs[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+            attrs[count].value.clusterDim.x = clusterDim;
+            attrs[count].value.clusterDim.y = attrs[count].value.clusterDim.z = 1;
+            ++count;
+          }
+          if (programmatic) {
+            attrs[count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+            attrs[count].value.programmaticStreamSerializationAllowed = 1;
+            ++count;
+          }
+          lc.attrs = count > 0 ? attrs : nullptr;
+          lc.numAttrs = count;
+          check(api().p_cuLaunchKernelEx(&lc, f, args.data(), nullptr), what);
+        };
+        launch(fn, grids.primaryCtas, false, "cuLaunchKernelEx");
+        if (dependentFn != nullptr)
+          launch(dependentFn, grids.dependentCtas, true, "cuLaunchKernelEx (dependent kernel, programmatic)");
       }
       // Watchdog: poll until the batch is done or the wall-clock bound passes.
       auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(params.launchTimeoutMs);
