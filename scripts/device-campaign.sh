@@ -23,6 +23,8 @@
 #            20; LEASE default 20 s); stores, logs and coverage in $OUT (docs/hardware/README.md);
 #            MG_PHASES=one,all,kill (default) chooses which of the three; the driver's JIT cache is off
 #            unless MG_JIT_CACHE=on (a warm cache makes a later run look faster); all in $OUT/multigpu.tgz
+#     killresume STORE [KILL_AFTER]: STORE run uninterrupted, and again with the campaign's process group
+#            SIGKILLed after KILL_AFTER s (default 10) and resumed; the (test, status) sets are compared
 #     tensor: every suite test with a tensor copy or a tensor-map instruction (cp.async.bulk.tensor,
 #             cp.reduce.async.bulk.tensor, tensormap.*; maps encoded with cuTensorMapEncodeTiled), ITERATIONS
 #             per test (tensor.json, tensor.log); a test that cannot run says why in tensor.log
@@ -186,6 +188,40 @@ if [ "$MODE" = multigpu ]; then
   done
   # One archive: the device tool returns at most 8 files.
   (cd "$OUT" && tar czf multigpu.tgz ./*.db ./*.log ./*-coverage.txt && rm -f ./*.db ./*-coverage.txt one-gpu.log all-gpus.log kill.log)
+  exit 0
+fi
+if [ "$MODE" = killresume ]; then
+  # The planned STORE run uninterrupted (ref.db), and again (killed.db) with the campaign's process group
+  # SIGKILLed KILL_AFTER seconds in, then resumed; the two stores' (test, status) sets are compared.
+  STORE=${3:?killresume STORE [KILL_AFTER]}
+  KILL_AFTER=${4:-10}
+  cp "$STORE" "$OUT/ref.db"
+  cp "$STORE" "$OUT/killed.db"
+  timeout 280 $BIN campaign resume "$OUT/ref.db" --backend cuda --no-progress > "$OUT/ref.log" 2>&1
+  log "uninterrupted: exit $?"
+  setsid $BIN campaign resume "$OUT/killed.db" --backend cuda --no-progress > "$OUT/killed.log" 2>&1 &
+  LEADER=$!
+  sleep "$KILL_AFTER"
+  python3 - "$OUT/killed.db" > "$OUT/killed-at-kill.txt" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+print(dict(db.execute("select status, count(*) from runs group by status").fetchall()))
+PY
+  kill -9 -- -"$LEADER"
+  wait "$LEADER" 2>/dev/null
+  log "killed the campaign's process group after $KILL_AFTER s: $(cat "$OUT/killed-at-kill.txt")"
+  timeout 280 $BIN campaign resume "$OUT/killed.db" --backend cuda --no-progress > "$OUT/resumed.log" 2>&1
+  log "resumed: exit $?"
+  python3 - "$OUT/ref.db" "$OUT/killed.db" <<'PY' | tee -a "$OUT/campaign.log"
+import sqlite3, sys
+def pairs(p):
+    db = sqlite3.connect(p)
+    return set(db.execute("select t.name, r.status from runs r join tests t on t.id = r.test"))
+a, b = pairs(sys.argv[1]), pairs(sys.argv[2])
+print(f"uninterrupted {len(a)} (test, status) pairs, killed+resumed {len(b)}: {'identical' if a == b else 'DIFFERENT'}")
+for x in sorted(a ^ b): print("  differs:", x)
+PY
+  (cd "$OUT" && tar czf killresume.tgz ref.db killed.db ref.log killed.log resumed.log killed-at-kill.txt && rm -f ref.db killed.db ref.log killed.log resumed.log)
   exit 0
 fi
 if [ "$MODE" = tensor ]; then
