@@ -700,18 +700,7 @@ class Rules {
     if (in.space == Space::Global || in.srcSpace == Space::SharedCta) return validateTensorStore(op, in, ql);
     if ((in.space != Space::SharedCluster && in.space != Space::SharedCta) || in.srcSpace != Space::Global)
       fail(ql.mnemonic, "`cp.async.bulk.tensor` copies `.shared::cluster.global` or `.shared::cta.global`" + sec);
-    std::string mode;
-    for (auto v : ptx::qualifierGroupValues("load_mode"))
-      if (in.hasFlag(v)) mode = v;
-    if (mode.empty()) {
-      // PTX: "If .load_mode is not specified, it defaults to .tile" (canonical form: written out).
-      auto at = std::find_if(in.flags.begin(), in.flags.end(),
-                             [](const std::string& f) { return ptx::groupAccepts("dim", f); });
-      in.flags.insert(at == in.flags.end() ? at : at + 1, "tile");
-    } else if (mode != "tile") {
-      bad(ql, "load_mode",
-          "load mode `." + mode + "` is not supported: only `.tile` copies (one box per copy) are modelled" + sec);
-    }
+    tileMode(in, ql, sec);
     requireFlag(op, in, ql, "completion", "the completion mechanism `.mbarrier::complete_tx::bytes`");
     if (in.hasFlag("bulk_group"))
       bad(ql, "completion", "a copy to shared memory completes through `.mbarrier::complete_tx::bytes`" + sec);
@@ -1072,6 +1061,7 @@ class Rules {
     for (auto v : ptx::qualifierGroupValues("load_mode"))
       if (in.hasFlag(v)) mode = v;
     if (mode.empty()) {
+      // PTX: "If .load_mode is not specified, it defaults to .tile" (canonical form: written out).
       auto at = std::find_if(in.flags.begin(), in.flags.end(),
                              [](const std::string& f) { return ptx::groupAccepts("dim", f); });
       in.flags.insert(at == in.flags.end() ? at : at + 1, "tile");
