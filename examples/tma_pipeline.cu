@@ -6,7 +6,8 @@
 // full[s] with the byte count of one tile (arrive.expect_tx) and issues the TMA load of the next k-tile
 // into stage s; the copy's complete-tx completes full[s]'s phase. Warps 1..4 (one warpgroup) are the
 // consumers: every thread waits on full[s] for the phase of this round (parity (kt / STAGES) & 1), reads
-// the tile from shared memory and arrives on empty[s], which lets the producer overwrite the stage.
+// the tile from shared memory, orders that generic read before the async proxy with
+// fence.proxy.async.shared::cta and arrives on empty[s], which lets the producer overwrite the stage by TMA.
 //
 // Bug switches (the correct kernel is the build without any):
 //   PTXMM_BUG_WRONG_PARITY  the consumer waits on full[s] with the parity of the previous round; the wait
@@ -16,6 +17,9 @@
 //   PTXMM_BUG_EARLY_RELEASE the consumer arrives on empty[s] before it reads the stage: the producer may
 //                           issue the next TMA load into the same stage while it is still being read.
 //   PTXMM_BUG_MISSING_WAIT  the consumer does not wait on full[s] at all.
+//   PTXMM_BUG_NO_PROXY_FENCE the consumer's proxy fence is removed: the empty-barrier handshake is
+//                           generic-proxy synchronization only (PTX ISA §8.9.5), so the read and the
+//                           next TMA write of the stage (async proxy) are a cross-proxy write-after-read race.
 #include <cuda.h>  // CUtensorMap
 #include <cuda/ptx>
 #include <cstdint>
@@ -61,7 +65,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full[s],
                                        uint32_t{STAGE_BYTES});
         const int32_t coords[2] = {kt * TILE_COLS, row0};
-        ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, &tile[s][0][0], &a_map, coords, &full[s]);  // ptxmm-expect: PTXMM_BUG_WRONG_PARITY, PTXMM_BUG_EARLY_RELEASE, PTXMM_BUG_MISSING_WAIT
+        ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, &tile[s][0][0], &a_map, coords, &full[s]);  // ptxmm-expect: PTXMM_BUG_WRONG_PARITY, PTXMM_BUG_EARLY_RELEASE, PTXMM_BUG_MISSING_WAIT, PTXMM_BUG_NO_PROXY_FENCE
       }
     }
     return;
@@ -83,8 +87,11 @@ __global__ void __launch_bounds__(THREADS, 1)
 #if defined(PTXMM_BUG_EARLY_RELEASE)
     ptx::mbarrier_arrive(&empty[s]);
 #endif
-    const float v = tile[s][c / TILE_COLS * 2][c % TILE_COLS];  // ptxmm-expect: PTXMM_BUG_WRONG_PARITY, PTXMM_BUG_EARLY_RELEASE, PTXMM_BUG_MISSING_WAIT
+    const float v = tile[s][c / TILE_COLS * 2][c % TILE_COLS];  // ptxmm-expect: PTXMM_BUG_WRONG_PARITY, PTXMM_BUG_EARLY_RELEASE, PTXMM_BUG_MISSING_WAIT, PTXMM_BUG_NO_PROXY_FENCE
     acc += v;
+#if !defined(PTXMM_BUG_NO_PROXY_FENCE)
+    ptx::fence_proxy_async(ptx::space_shared);  // the read above before the refill's async-proxy write
+#endif
 #if !defined(PTXMM_BUG_EARLY_RELEASE)
     ptx::mbarrier_arrive(&empty[s]);
 #endif
