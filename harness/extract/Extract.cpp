@@ -18,6 +18,16 @@ const Site* ExtractedTest::site(int litmusLine) const {
   return it == sites.end() ? nullptr : &it->second;
 }
 
+bool ExtractedTest::disjoint(int a, int b, const std::string& location) const {
+  auto fa = footprint.find(a), fb = footprint.find(b);
+  if (fa == footprint.end() || fb == footprint.end()) return false;
+  auto la = fa->second.find(location), lb = fb->second.find(location);
+  if (la == fa->second.end() || lb == fb->second.end() || la->second.empty() || lb->second.empty()) return false;
+  for (const auto& x : la->second)
+    if (lb->second.count(x)) return false;
+  return true;
+}
+
 namespace {
 
 // ---------------------------------------------------------------------------------------------------
@@ -1205,6 +1215,7 @@ struct Role {
   std::string key;
   std::vector<int> tids;
   const Trace* trace = nullptr;
+  std::vector<std::vector<Line>> members;  ///< every member thread's lines (same texts)
 };
 
 std::string tidRanges(const std::vector<int>& tids) {
@@ -1228,12 +1239,14 @@ ExtractedTest assemble(Kernel& k, std::vector<Trace>& traces) {
   // stage strides: distance between successive copies of one instruction by one thread
   std::map<int, int64_t> stride;
   for (const auto& t : traces) {
-    std::map<std::pair<int, int>, std::set<int64_t>> offs;  // (line, base) → offsets
+    // A loop the compiler unrolled issues each stage's copy from its own PTX line: all copies of the thread
+    // into one buffer count.
+    std::map<std::pair<int, int>, std::set<int64_t>> offs;  // (0, base) → offsets
     for (const auto& kp : t.kept) {
       if (!isAsyncCopy(kp.op)) continue;
       for (const auto& o : kp.ops)
         if (o.k == Opnd::K::Addr && !o.mbar && k.bases[static_cast<size_t>(o.base)].k == Base::K::Shared)
-          offs[{kp.stmt->line, o.base}].insert(o.imm);
+          offs[{0, o.base}].insert(o.imm);
     }
     for (const auto& [key, set] : offs) {
       int64_t prev = -1;
@@ -1286,8 +1299,40 @@ ExtractedTest assemble(Kernel& k, std::vector<Trace>& traces) {
     if (r.lines.empty() || onlyBarriers) continue;
     for (const auto& l : r.lines) r.key += l.text + "\n";
     auto [it, fresh] = roleOf.try_emplace({t.cta, r.key}, roles.size());
+    std::vector<Line> mine = r.lines;
     if (fresh) roles.push_back(std::move(r));
     roles[it->second].tids.push_back(t.tid);
+    roles[it->second].members.push_back(std::move(mine));
+  }
+  // A role whose threads write shared memory is two litmus threads (its first thread and the others): races
+  // between the threads of one role (a thread reading the element another one copied) stay visible.
+  {
+    std::vector<Role> split2;
+    for (auto& r : roles) {
+      bool writes = false;
+      for (const auto& l : r.lines) {
+        auto fam = ptx::opInfo(l.kept->op).family;
+        bool shared = false;
+        for (const auto& o : l.kept->ops)
+          shared =
+              shared || (o.k == Opnd::K::Addr && !o.mbar && k.bases[static_cast<size_t>(o.base)].k == Base::K::Shared);
+        writes = writes || (shared && (fam == ptx::OpFamily::Write || fam == ptx::OpFamily::Rmw ||
+                                       fam == ptx::OpFamily::AsyncCopy || fam == ptx::OpFamily::AsyncStore));
+      }
+      if (r.tids.size() >= 2 && writes && k.opt.roles.empty()) {
+        Role rest = r;
+        rest.tids.erase(rest.tids.begin());
+        rest.members.erase(rest.members.begin());
+        rest.lines = rest.members.front();
+        r.tids.resize(1);
+        r.members.resize(1);
+        split2.push_back(std::move(r));
+        split2.push_back(std::move(rest));
+      } else {
+        split2.push_back(std::move(r));
+      }
+    }
+    roles = std::move(split2);
   }
   if (!k.opt.roles.empty()) {
     std::vector<Role> chosen;
@@ -1460,7 +1505,37 @@ ExtractedTest assemble(Kernel& k, std::vector<Trace>& traces) {
     emit(fmt::format("P{}@cta {},cluster 0,gpu 0:", ri, r.cta), nullptr);
     out.roles.push_back(
         fmt::format("P{}: CTA {}, threads {} ({} thread(s))", ri, r.cta, tidRanges(r.tids), r.tids.size()));
-    for (const auto& l : r.lines) {
+    for (size_t li = 0; li < r.lines.size(); ++li) {
+      const Line& l = r.lines[li];
+      // Footprints: the words every member touches with a plain access, the coordinates of a tensor op.
+      std::map<std::string, std::set<std::string>> fp;
+      for (const auto& mem : r.members) {
+        const Kept& mk = *mem[li].kept;
+        bool plain = mk.op == ptx::OpId::Ld || mk.op == ptx::OpId::St;
+        auto parts = split(mk.opcode, '.');
+        IntType ty = typeOf(parts);
+        int64_t width = std::max(1, ty.bits / 8);
+        for (const auto& p : parts)
+          if (p == "v2" || p == "v4" || p == "v8") width *= std::atoi(p.c_str() + 1);
+        bool sized = mk.op == ptx::OpId::CpAsync || mk.op == ptx::OpId::CpAsyncBulk;
+        if (sized)
+          for (const auto& o : mk.ops)
+            if (o.k == Opnd::K::Imm) {
+              width = o.imm;
+              plain = width > 0 && width <= 4096;
+              break;
+            }
+        for (const auto& o : mk.ops) {
+          if (plain && o.k == Opnd::K::Addr && !o.mbar)
+            for (int64_t w = o.imm / 4; w <= (o.imm + width - 1) / 4; ++w)
+              fp[nm.name(o)].insert(fmt::format("{}+{}", o.base, w));
+          if (o.k == Opnd::K::TMap && mk.opcode.find(".global.shared") != std::string::npos) {
+            std::string c = "c:";
+            for (const auto& e : o.elems) c += std::to_string(e.imm) + ",";
+            fp[k.bases[static_cast<size_t>(o.base)].name + "_tensor"].insert(c);
+          }
+        }
+      }
       if (l.kept->waitLoop) {
         std::string lab = fmt::format("W{}", label++);
         std::string pred = l.kept->ops.empty() ? "" : renderOperand(l.kept->ops[0], nm);
@@ -1468,6 +1543,7 @@ ExtractedTest assemble(Kernel& k, std::vector<Trace>& traces) {
         emit("    " + l.text, l.kept);
         emit(fmt::format("    @!{} bra {};", pred, lab), l.kept);
       } else {
+        if (!fp.empty()) out.footprint[line] = fp;
         emit("    " + l.text, l.kept);
       }
     }

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,13 @@ struct ExtractedTest {
   std::string text;                ///< litmus source (block layout, PTX spelling)
   std::map<int, Site> sites;       ///< litmus line → the PTX instruction it comes from
   std::vector<std::string> roles;  ///< one line per litmus thread: which kernel threads it stands for
+  /// Litmus line → location → what the kernel threads of the line's role touch there: the 4-byte words of a
+  /// plain access ("base+word"), the coordinates of a tensor-map op's tensor ("c:x,y"). A litmus location is
+  /// a whole buffer stage, so two accesses whose footprints are known and disjoint are not a conflict in the
+  /// kernel (check-kernel drops such race pairs, docs/kernels.md).
+  std::map<int, std::map<std::string, std::set<std::string>>> footprint;
+  /// True if the accesses of litmus lines `a` and `b` to `location` are known to touch disjoint bytes.
+  [[nodiscard]] bool disjoint(int a, int b, const std::string& location) const;
   /// Litmus line of each thread's instruction → PTX line (for inserting repairs "after" a PTX line).
   [[nodiscard]] const Site* site(int litmusLine) const;
 };
