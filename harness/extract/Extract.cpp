@@ -509,19 +509,13 @@ class Thread {
       return Val::addr(a.base, head == "add" ? a.v + b.v : a.v - b.v, a.cta);
     if (a.k == K::Int && b.k == K::Addr && head == "add") return Val::addr(b.base, a.v + b.v, b.cta);
     if (a.k == K::Addr && b.k == K::Addr && head == "sub" && a.base == b.base) return Val::num(a.v - b.v);
-    if (a.k == K::Wait && b.k == K::Int) {
-      auto rt = arith(a.t, b.v), rf = arith(a.f, b.v);
+    // A wait's result combined with a constant stays a function of the wait's success.
+    if ((a.k == K::Wait && b.k == K::Int) || (a.k == K::Int && b.k == K::Wait)) {
+      const Val& w = a.k == K::Wait ? a : b;
+      auto rt = a.k == K::Wait ? arith(a.t, b.v) : arith(a.v, b.t);
+      auto rf = a.k == K::Wait ? arith(a.f, b.v) : arith(a.v, b.f);
       if (rt && rf) {
-        Val r = a;
-        r.t = *rt;
-        r.f = *rf;
-        return r;
-      }
-    }
-    if (a.k == K::Int && b.k == K::Wait) {
-      auto rt = arith(a.v, b.t), rf = arith(a.v, b.f);
-      if (rt && rf) {
-        Val r = b;
+        Val r = w;
         r.t = *rt;
         r.f = *rf;
         return r;
