@@ -231,7 +231,7 @@ std::optional<KernelRepair> searchKernelRepair(const extract::ExtractedTest& t, 
       c.edits.push_back(analysis::TextEdit{true, line, {text}});
     }
     if (c.edits.empty()) continue;
-    c.r = {"replace", "the wait with the other parity (parity ^ 1)", &s};
+    c.r = {"replace", s.instruction + "  // wait for the other parity (parity ^ 1)", &s};
     cands.push_back(std::move(c));
   }
   for (int pl : siteLines) insertAfter(pl, "fence.acq_rel.cta;");
@@ -342,17 +342,47 @@ KernelReport checkKernel(const extract::KernelExtract& ke, const KernelArgs& a, 
         ss.push_back(s);
         sites.push_back({{"ptx_line", s->ptxLine}, {"instruction", s->instruction}, {"source", sourceJson(s->source)}});
       }
-    std::string what = f.flag == "data-race"  ? "data race"
-                       : f.flag == "deadlock" ? "deadlock: a wait that never completes"
-                       : f.flag == "livelock" ? "livelock: a wait that spins forever"
-                                              : fmt::format("undefined behaviour ({})", f.check);
-    std::string msg = what;
-    for (size_t i = 0; i < ss.size(); ++i)
-      msg += fmt::format("{}`{}` ({})",
-                         i == 0               ? " between "
-                         : i + 1 == ss.size() ? " and "
-                                              : ", ",
-                         ss[i]->instruction, where(a.file, *ss[i]));
+    if (f.flag == "deadlock" || f.flag == "livelock") {
+      // The arrivals and copies that would complete the phase the blocked waits wait for.
+      std::set<std::string> locs;
+      for (const auto& g : f.groups)
+        for (const auto& e : g) locs.insert(eventLocation(e));
+      std::istringstream in(t.text);
+      std::string l;
+      for (int n = 1; std::getline(in, l); ++n) {
+        bool completes = l.find("mbarrier.arrive") != std::string::npos || l.find("complete_tx") != std::string::npos ||
+                         l.find("mbarrier.expect_tx") != std::string::npos;
+        if (!completes) continue;
+        for (const auto& loc : locs) {
+          if (loc.empty() || l.find("[" + loc + "]") == std::string::npos) continue;
+          const extract::Site* s = t.site(n);
+          if (s == nullptr || !seen.insert(s->ptxLine).second) continue;
+          ss.push_back(s);
+          sites.push_back(
+              {{"ptx_line", s->ptxLine}, {"instruction", s->instruction}, {"source", sourceJson(s->source)}});
+        }
+      }
+    }
+    auto list = [&](size_t from, size_t to) {
+      std::string out;
+      for (size_t i = from; i < to; ++i)
+        out += fmt::format("{}`{}` ({})",
+                           i == from     ? ""
+                           : i + 1 == to ? " and "
+                                         : ", ",
+                           ss[i]->instruction, where(a.file, *ss[i]));
+      return out;
+    };
+    size_t waits = 0;
+    while (waits < ss.size() && ss[waits]->instruction.find("wait") != std::string::npos) ++waits;
+    std::string msg;
+    if (f.flag == "data-race")
+      msg = "data race between " + list(0, ss.size());
+    else if (f.flag == "deadlock" || f.flag == "livelock")
+      msg = fmt::format("{}: {} never complete{}", f.flag, list(0, waits), waits == 1 ? "s" : "") +
+            (waits < ss.size() ? "; the arrivals that would complete them: " + list(waits, ss.size()) : "");
+    else
+      msg = fmt::format("undefined behaviour ({}): {}", f.check, list(0, ss.size()));
     r.j["findings"].push_back(
         {{"kind", kindOf(f.flag)}, {"flag", f.check}, {"message", msg}, {"sites", sites}, {"repair", repair}});
     human << (ss.empty() ? a.file : where(a.file, *ss.front())) << ": " << msg;

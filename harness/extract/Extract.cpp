@@ -90,6 +90,7 @@ struct Opnd {
 /// One modelled instruction a thread executed.
 struct Kept {
   const PtxStmt* stmt = nullptr;
+  std::string pseudo;  ///< a litmus line of the extractor's own (a branch on a loaded predicate, its labels)
   ptx::OpId op = ptx::OpId::Mov;
   std::string opcode;
   std::string guardReg;  ///< litmus guard (rare: a guard on a loaded predicate is refused)
@@ -254,7 +255,19 @@ class Thread {
   Trace run() {
     push(k_.fn, {});
     size_t steps = 0;
-    while (!stack_.empty()) {
+    while (true) {
+      if (stack_.empty()) {
+        // The end of a path: the other side of a pending branch on a loaded predicate runs next.
+        if (pending_.empty()) break;
+        pseudo(pending_.back().branch, "bra END;");
+        Saved sv = std::move(pending_.back());
+        pending_.pop_back();
+        pseudo(sv.branch, sv.label + ":");
+        stack_ = std::move(sv.stack);
+        local_ = std::move(sv.local);
+        laps_ = std::move(sv.laps);
+        continue;
+      }
       Frame& fr = stack_.back();
       if (fr.pc >= fr.fn->body.size()) {
         ret();
@@ -267,6 +280,7 @@ class Thread {
                             trace_.tid, trace_.cta, k_.opt.maxSteps));
       step(fr, s);
     }
+    if (forked_) pseudo(nullptr, "END:");
     return std::move(trace_);
   }
 
@@ -276,6 +290,98 @@ class Thread {
   std::vector<Frame> stack_;
   int nextReg_ = 0;
   std::map<std::pair<int, int64_t>, Val> local_;  ///< .local memory (base, offset)
+  /// The taken side of a branch on a loaded predicate, run after the fall-through side ends.
+  struct Saved {
+    std::vector<Frame> stack;
+    std::map<std::pair<int, int64_t>, Val> local;
+    std::map<const PtxStmt*, int64_t> laps;
+    std::string label;
+    const PtxStmt* branch = nullptr;
+  };
+  std::vector<Saved> pending_;
+  std::map<const PtxStmt*, int64_t> laps_;  ///< forks per branch on this path
+  int nextLabel_ = 0;
+  bool forked_ = false;
+
+  void pseudo(const PtxStmt* s, std::string text) {
+    Kept k;
+    k.stmt = s != nullptr ? s : (trace_.kept.empty() ? nullptr : trace_.kept.back().stmt);
+    k.op = ptx::OpId::Bra;
+    k.pseudo = std::move(text);
+    if (k.stmt != nullptr) trace_.kept.push_back(std::move(k));
+  }
+
+  /// `@p bra L` where p is a predicate a modelled instruction returned (query_cancel, ...): both sides are
+  /// followed, the litmus thread branches on the predicate. A loop whose exit depends on it runs
+  /// `--iterations` laps; the path that would run another lap ends there.
+  void forkBranch(Frame& fr, const PtxStmt& s, const Val& g) {
+    bool takenTrue = (g.t != 0) != s.guardNeg;
+    auto it = fr.labels.find(s.operands.back());
+    if (it == fr.labels.end()) fail(s, fmt::format("branch to an unknown label {}", s.operands.back()));
+    if (++laps_[&s] > k_.intParam) {
+      stack_.clear();
+      return;
+    }
+    if (pending_.size() >= 16) fail(s, "more than 16 nested branches on loaded values");
+    forked_ = true;
+    std::string label = fmt::format("B{}", nextLabel_++);
+    pseudo(&s, fmt::format("@{}{} bra {};", takenTrue ? "" : "!", g.reg, label));
+    Saved sv;
+    sv.stack = stack_;
+    sv.stack.back().pc = it->second;
+    sv.local = local_;
+    sv.laps = laps_;
+    sv.label = label;
+    sv.branch = &s;
+    pending_.push_back(std::move(sv));
+    ++fr.pc;
+  }
+
+  /// `@p bra L` forward on a value the extractor does not know, over code with no modelled instruction
+  /// (`if (i < n) data[i] *= alpha;`): both sides meet at L; the registers the skipped code writes are unknown.
+  bool skipSyncFree(Frame& fr, const PtxStmt& s) {
+    auto it = fr.labels.find(s.operands.back());
+    if (it == fr.labels.end() || it->second <= fr.pc) return false;
+    size_t to = it->second;
+    for (size_t i = fr.pc + 1; i < to; ++i) {
+      const PtxStmt& t = fr.fn->body[i];
+      if (!t.label.empty()) continue;
+      auto parts = split(t.opcode, '.');
+      const std::string& h = parts[0];
+      if (h == "call" || h == "ret" || h == "exit" || h == "trap" || h == "brx" || h == "bar" || h == "barrier")
+        return false;
+      if (h == "bra") {
+        auto l = fr.labels.find(t.operands.empty() ? "" : t.operands.back());
+        if (l == fr.labels.end() || l->second <= fr.pc || l->second > to) return false;
+        continue;
+      }
+      bool mem =
+          std::any_of(t.operands.begin(), t.operands.end(), [](const std::string& o) { return o.starts_with("["); });
+      if (mem) {
+        bool strong = std::any_of(parts.begin(), parts.end(), [](const std::string& p) {
+          return p == "relaxed" || p == "acquire" || p == "release" || p == "volatile" || p == "sc";
+        });
+        bool global = std::find(parts.begin(), parts.end(), "global") != parts.end();
+        if (!((h == "ld" || h == "st") && global && !strong)) return false;
+        continue;
+      }
+      if (const auto* row = findRow(t.opcode)) {
+        auto role = ptx::roleOf(row->family);
+        if (role != ptx::FamilyRole::Local && role != ptx::FamilyRole::Control && h != "elect" && h != "mapa")
+          return false;
+      }
+    }
+    for (size_t i = fr.pc + 1; i < to; ++i) {
+      const PtxStmt& t = fr.fn->body[i];
+      if (!t.label.empty() || t.operands.empty() || t.opcode.starts_with("st") || t.opcode.starts_with("bra")) continue;
+      std::string d = t.operands[0];
+      if (d.starts_with("{")) d = d.substr(1, d.size() - 2);
+      for (const auto& part : split(d, d.find('|') != std::string::npos ? '|' : ','))
+        set(fr, part, Val::unknown(t.line, "a register written on one side of a branch on an unknown value"));
+    }
+    fr.pc = to;
+    return true;
+  }
 
   void push(const PtxFunction& f, std::vector<std::string> retInto) {
     if (static_cast<int>(stack_.size()) >= k_.opt.maxCallDepth)
@@ -559,6 +665,17 @@ class Thread {
     if (head == "mov" || head == "cvta" || head == "cvt" || head == "cvta.to") {
       need(2);
       Val v = o[1].starts_with("{") ? Val::unknown(s.line, "a packed vector") : rd(1);
+      if (o[1].starts_with("{") && o[1].size() > 2) {
+        // Packing the halves of one loaded value (a b128 register from a 16-byte load) gives that value.
+        auto es = split(o[1].substr(1, o[1].size() - 2), ',');
+        Val first = read(fr, es[0], s);
+        bool same = first.k == Val::K::Loaded;
+        for (const auto& e : es) {
+          Val x = read(fr, e, s);
+          same = same && x.k == Val::K::Loaded && x.reg == first.reg;
+        }
+        if (same) v = first;
+      }
       if (head == "cvt" && v.k == Val::K::Int) {
         if (t.isFloat || std::any_of(parts.begin() + 1, parts.end(), [](const std::string& p) {
               return p.starts_with("rn") || p.starts_with("rz") || p.starts_with("rm") || p.starts_with("rp") ||
@@ -736,7 +853,10 @@ class Thread {
     return false;
   }
 
+  std::string guard_;  ///< the litmus guard of the instruction being recorded
+
   void step(Frame& fr, const PtxStmt& s) {
+    guard_.clear();
     if (!s.label.empty()) {
       ++fr.pc;
       return;
@@ -747,12 +867,31 @@ class Thread {
     // Guard
     if (!s.guard.empty()) {
       Val g = read(fr, s.guard, s);
-      if (g.k == Val::K::Wait && head == "bra") {
+      if (g.k == Val::K::Wait && g.base >= 0 && head == "bra") {
         waitBranch(fr, s, g);
         return;
       }
-      if (g.k != Val::K::Int) unresolved(s, g, "the guard predicate");
-      bool on = (g.v != 0) != s.guardNeg;
+      if (g.k == Val::K::Wait && g.base < 0 && head == "bra") {
+        if (g.t == g.f) {
+          bool on = (g.t != 0) != s.guardNeg;
+          if (on)
+            jump(fr, s, s.operands.back());
+          else
+            ++fr.pc;
+          return;
+        }
+        forkBranch(fr, s, g);
+        return;
+      }
+      if (g.k == Val::K::Wait && g.base < 0 && g.t != g.f) {
+        // A modelled instruction guarded by a loaded predicate keeps its guard in the litmus test.
+        guard_ = fmt::format("@{}{} ", ((g.t != 0) != s.guardNeg) ? "" : "!", g.reg);
+      } else if ((g.k == Val::K::Unknown || g.k == Val::K::Loaded) && head == "bra" && skipSyncFree(fr, s)) {
+        return;
+      } else if (g.k != Val::K::Int) {
+        unresolved(s, g, "the guard predicate");
+      }
+      bool on = g.k != Val::K::Int || (g.v != 0) != s.guardNeg;
       if (!on) {
         ++fr.pc;
         return;
@@ -963,6 +1102,7 @@ class Thread {
     k.stmt = &s;
     k.op = row.id;
     k.pc = fr.pc;
+    k.guardReg = guard_;
     k.opcode = s.opcode;
     auto sig = ptx::operandSignature(row);
     bool dataFamily = row.family == ptx::OpFamily::Write || row.family == ptx::OpFamily::Rmw ||
@@ -1039,9 +1179,28 @@ class Thread {
             }
             o.elems.push_back(x);
           }
-          if (vec && !o.elems.empty()) o = o.elems[0];
+          if (vec && !o.elems.empty()) {
+            IntType ty = typeOf(parts);
+            int n = 1;
+            for (const auto& p : parts)
+              if (p == "v2" || p == "v4" || p == "v8") n = std::atoi(p.c_str() + 1);
+            if (row.id == ptx::OpId::Ld && ty.bits * n == 128) {
+              // One 16-byte access (a try_cancel response is read as two b64 halves): one b128 register.
+              std::string oc;
+              for (const auto& p : split(k.opcode, '.'))
+                oc += (oc.empty() ? "" : ".") + (typeNames().count(p) ? "b128" : p);
+              k.opcode = oc;
+              Val whole;
+              whole.k = Val::K::Loaded;
+              whole.reg = o.elems[0].reg;
+              for (const auto& e : es)
+                if (e != "_") set(fr, e, whole);
+            }
+            o = o.elems[0];
+          }
         } else {
-          bool pred = kind == 'p' || row.id == ptx::OpId::MbarrierTryWait || row.id == ptx::OpId::MbarrierTestWait;
+          bool pred = kind == 'p' || row.id == ptx::OpId::MbarrierTryWait || row.id == ptx::OpId::MbarrierTestWait ||
+                      (i == 0 && std::find(parts.begin(), parts.end(), "pred") != parts.end());
           o.k = Opnd::K::Reg;
           o.reg = newReg(pred);
           Val v;
@@ -1050,6 +1209,14 @@ class Thread {
             v.base = static_cast<int>(trace_.kept.size());
             v.t = 1;
             v.f = 0;
+            v.reg = o.reg;
+          } else if (pred) {
+            // A predicate a modelled instruction returns (query_cancel.is_canceled): branches on it fork.
+            v.k = Val::K::Wait;
+            v.base = -1;
+            v.t = 1;
+            v.f = 0;
+            v.reg = o.reg;
           } else {
             v.k = Val::K::Loaded;
             v.reg = o.reg;
@@ -1085,7 +1252,7 @@ class Thread {
           if (v.k == Val::K::Int) {
             o.k = Opnd::K::Imm;
             o.imm = v.v;
-          } else if (v.k == Val::K::Loaded) {
+          } else if (v.k == Val::K::Loaded || (v.k == Val::K::Wait && v.t == 1 && v.f == 0)) {
             o.k = Opnd::K::Reg;
             o.reg = v.reg;
           } else if (dataFamily && i + 1 == s.operands.size()) {
@@ -1277,9 +1444,15 @@ ExtractedTest assemble(Kernel& k, std::vector<Trace>& traces) {
     std::string prevKey;
     bool onlyBarriers = true;
     for (const auto& kp : t.kept) {
+      if (!kp.pseudo.empty()) {
+        prevKey.clear();
+        onlyBarriers = false;
+        r.lines.push_back(Line{kp.pseudo, &kp});
+        continue;
+      }
       std::string ops;
       for (size_t i = 0; i < kp.ops.size(); ++i) ops += (i ? ", " : " ") + renderOperand(kp.ops[i], nm);
-      std::string text = kp.opcode + ops + ";";
+      std::string text = kp.guardReg + kp.opcode + ops + ";";
       // Consecutive identical accesses (other destination register) add nothing: the first stands for them.
       if (kp.op == ptx::OpId::Ld || kp.op == ptx::OpId::St) {
         std::string key = kp.opcode;
@@ -1451,7 +1624,7 @@ ExtractedTest assemble(Kernel& k, std::vector<Trace>& traces) {
       if (changed) {
         std::string ops;
         for (size_t j = 0; j < copy.ops.size(); ++j) ops += (j ? ", " : " ") + renderOperand(copy.ops[j], nm);
-        r.lines[i].text = copy.opcode + ops + ";";
+        r.lines[i].text = copy.guardReg + copy.opcode + ops + ";";
       }
     }
   }
@@ -1495,6 +1668,16 @@ ExtractedTest assemble(Kernel& k, std::vector<Trace>& traces) {
         else
           decls.push_back(".global " + n + " = 1");
       }
+  // try_cancel: clusters not launched yet that it may cancel, one per lap (first CTA ids after the test's own).
+  bool clc = false;
+  for (const auto& r : roles)
+    for (const auto& l : r.lines) clc = clc || l.kept->op == ptx::OpId::ClcTryCancel;
+  if (clc) {
+    std::string ids;
+    for (int64_t i = 1; i <= std::max<int64_t>(1, k.intParam); ++i)
+      ids += (i > 1 ? ", " : "") + std::to_string(i * k.ctas);
+    decls.push_back(".clc_pending " + ids);
+  }
   std::string init = "{ ";
   for (size_t i = 0; i < decls.size(); ++i) init += (i ? "; " : "") + decls[i];
   emit(init + " }", nullptr);
@@ -1541,6 +1724,8 @@ ExtractedTest assemble(Kernel& k, std::vector<Trace>& traces) {
         emit(lab + ":", l.kept);
         emit("    " + l.text, l.kept);
         emit(fmt::format("    @!{} bra {};", pred, lab), l.kept);
+      } else if (!l.kept->pseudo.empty() && l.text.back() == ':') {
+        emit(l.text, l.kept);
       } else {
         if (!fp.empty()) out.footprint[line] = fp;
         emit("    " + l.text, l.kept);

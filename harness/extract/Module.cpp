@@ -557,13 +557,15 @@ class Reader {
           s.guardNeg = true;
         }
         if (peek().k != Tok::K::Word) throw err(peek(), "expected a guard predicate");
-        s.guard = rename(next().s);
-        text = fmt::format("@{}{} ", s.guardNeg ? "!" : "", s.guard);
+        std::string g = next().s;
+        s.guard = rename(g);
+        text = fmt::format("@{}{} ", s.guardNeg ? "!" : "", g);
       }
       if (peek().k != Tok::K::Word) throw err(peek(), fmt::format("expected an instruction, found '{}'", peek().s));
       s.opcode = next().s;
       text += s.opcode;
-      std::string cur;
+      std::string cur, raw;
+      std::vector<std::string> rawOperands;
       int depth = 0;
       while (!(depth == 0 && isPunct(";"))) {
         const Tok& o = next();
@@ -574,14 +576,19 @@ class Reader {
         if (o.k == Tok::K::Label) throw err(o, "a label inside an instruction");
         if (depth == 0 && o.k == Tok::K::Punct && o.s == ",") {
           s.operands.push_back(cur);
+          rawOperands.push_back(raw);
           cur.clear();
+          raw.clear();
           continue;
         }
         cur += o.k == Tok::K::Word ? rename(o.s) : o.s;
+        raw += o.s;
       }
       next();
       if (!cur.empty()) s.operands.push_back(cur);
-      for (size_t k = 0; k < s.operands.size(); ++k) text += (k == 0 ? " " : ", ") + s.operands[k];
+      if (!raw.empty()) rawOperands.push_back(raw);
+      // The text as written (the names of the source, not the renamed ones).
+      for (size_t k = 0; k < rawOperands.size(); ++k) text += (k == 0 ? " " : ", ") + rawOperands[k];
       s.text = text + ";";
       f.body.push_back(std::move(s));
       stmtScopes.push_back(chain());

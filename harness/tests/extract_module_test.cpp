@@ -285,3 +285,44 @@ TEST_CASE("extract: no input crashes the reader or the extractor (mutations of a
   }
   SUCCEED("400 mutated modules read and extracted without a crash");
 }
+
+TEST_CASE("extract: a loop whose exit depends on a loaded predicate runs --iterations laps as litmus branches",
+          "[extract][fork]") {
+  // The work-stealing shape: try_cancel, wait, read the response, exit unless a cluster was cancelled.
+  std::string body =
+      "mov.u32 %r1, %tid.x;\nmov.u32 %r2, bar;\nmov.u32 %r3, resp;\nsetp.ne.s32 %p1, %r1, 0;\n@%p1 bra I;\n"
+      "mbarrier.init.shared.b64 [%r2], 1;\nI:\nbar.sync 0;\nmov.u32 %r4, 0;\n"
+      "L:\nbar.sync 0;\n@%p1 bra S;\n"
+      "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [%r3], [%r2];\n"
+      "mbarrier.arrive.expect_tx.relaxed.cta.shared::cta.b64 _, [%r2], 16;\n"
+      "S:\n{\n.reg .pred P;\nW:\nmbarrier.try_wait.parity.shared::cta.b64 P, [%r2], %r4;\n@!P bra W;\n}\n"
+      "xor.b32 %r4, %r4, 1;\nld.shared.v2.u64 {%rd1, %rd2}, [%r3];\n"
+      "{\n.reg .b128 B;\nmov.b128 B, {%rd1, %rd2};\n{\n.reg .pred Q;\n"
+      "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 Q, B;\nselp.b32 %r5, 1, 0, Q;\n}\n}\n"
+      "setp.eq.s32 %p2, %r5, 0;\n@%p2 bra E;\nfence.proxy.async.shared::cta;\nbra.uni L;\nE:\n";
+  ExtractOptions o;
+  o.iterations = 2;
+  auto k = one(kernel(".maxntid 64, 1, 1", ".shared .align 16 .b8 resp[16];\n.shared .align 8 .b8 bar[8];", body), o);
+  std::string t = testText(k);
+  CHECK(t.find(".clc_pending 1, 2") != std::string::npos);
+  CHECK(t.find("ld.shared.b128 %r") != std::string::npos);
+  CHECK(t.find("@!%p") != std::string::npos);
+  CHECK(count(t, "clusterlaunchcontrol.try_cancel") == 3);  // laps 1, 2 and the third that ends the path
+  CHECK(t.find("END:") != std::string::npos);
+}
+
+TEST_CASE("extract: a branch on an unknown value over code with no synchronisation is skipped", "[extract][diamond]") {
+  // if (data[i] > 0) out[i] = 1;  with data read from global memory: no modelled instruction inside.
+  std::string body =
+      "ld.param.u64 %rd1, [k_param_0];\nld.global.u32 %r1, [%rd1];\nsetp.gt.s32 %p1, %r1, 0;\n@!%p1 bra J;\n"
+      "add.s32 %r2, %r1, 1;\nst.global.u32 [%rd1], %r2;\nJ:\nmov.u32 %r3, s;\nst.relaxed.cta.shared.u32 [%r3], 1;\n";
+  auto k = one(kernel(".maxntid 32, 1, 1", ".shared .align 4 .b8 s[4];", body));
+  CHECK(testText(k).find("st.relaxed.cta.shared.u32 [s], ") != std::string::npos);
+  // The same branch over a modelled instruction is refused.
+  std::string sync =
+      "ld.param.u64 %rd1, [k_param_0];\nld.global.u32 %r1, [%rd1];\nsetp.gt.s32 %p1, %r1, 0;\n@!%p1 bra J;\n"
+      "mov.u32 %r3, s;\nst.relaxed.cta.shared.u32 [%r3], 1;\nJ:\n";
+  auto bad = one(kernel(".maxntid 32, 1, 1", ".shared .align 4 .b8 s[4];", sync));
+  REQUIRE(bad.error.has_value());
+  CHECK(bad.error->loc.line == 14);  // the branch
+}
