@@ -96,7 +96,9 @@ struct Kept {
   std::string guardReg;  ///< litmus guard (rare: a guard on a loaded predicate is refused)
   std::vector<Opnd> ops;
   bool waitLoop = false;
-  size_t pc = 0;  ///< statement index (waits: the retry target)
+  size_t pc = 0;                 ///< statement index (waits: the retry target)
+  std::vector<size_t> framePcs;  ///< the statement of each frame (outermost first): a wait in a called helper
+                                 ///< is retried by calling the helper again
 };
 
 /// A thread's record.
@@ -920,6 +922,17 @@ class Thread {
       paramOrLocal(fr, s, head == "ld");
       return;
     }
+    if ((head == "ld" || head == "st") && s.operands.size() >= 2) {
+      // A generic access to the stack (`cvta.local` of a local depot, as `-G` code does) is local memory.
+      const std::string& a = head == "ld" ? s.operands[1] : s.operands[0];
+      if (a.starts_with("[")) {
+        Val v = address(fr, a, s);
+        if (v.k == Val::K::Addr && k_.bases[static_cast<size_t>(v.base)].k == Base::K::Local) {
+          paramOrLocal(fr, s, head == "ld");
+          return;
+        }
+      }
+    }
     if (local(fr, s)) {
       ++fr.pc;
       return;
@@ -964,12 +977,16 @@ class Thread {
     }
     Kept& w = trace_.kept[static_cast<size_t>(g.base)];
     size_t failPc = takenFail ? target : fr.pc + 1;
-    // Scan the failure path: register-only code and branches on known values until the wait again.
+    // Scan the failure path: register-only code, parameter and stack memory and branches on known values until
+    // the wait again (or the call of the helper that contains it).
+    size_t depth = stack_.size() - 1;
+    size_t again = depth < w.framePcs.size() ? w.framePcs[depth] : w.pc;
     Frame scan = fr;
     scan.pc = failPc;
+    auto savedLocal = local_;
     bool back = false;
     for (int n = 0; n < 256 && scan.pc < scan.fn->body.size(); ++n) {
-      if (scan.pc == w.pc) {
+      if (scan.pc == again) {
         back = true;
         break;
       }
@@ -1000,9 +1017,22 @@ class Thread {
         scan.pc = l->second;
         continue;
       }
+      if ((hp[0] == "ld" || hp[0] == "st") && t.operands.size() >= 2) {
+        const std::string& a = hp[0] == "ld" ? t.operands[1] : t.operands[0];
+        bool frameMem = std::find(hp.begin(), hp.end(), "param") != hp.end() ||
+                        std::find(hp.begin(), hp.end(), "local") != hp.end();
+        if (!frameMem && a.starts_with("[")) {
+          Val v = address(scan, a, t);
+          frameMem = v.k == Val::K::Addr && k_.bases[static_cast<size_t>(v.base)].k == Base::K::Local;
+        }
+        if (!frameMem) break;
+        paramOrLocal(scan, t, hp[0] == "ld");
+        continue;
+      }
       if (!local(scan, t)) break;
       ++scan.pc;
     }
+    local_ = std::move(savedLocal);
     if (!back)
       fail(s, fmt::format("branch on the result of `{}` (line {}) that does not retry the wait: only wait loops are "
                           "supported",
@@ -1103,6 +1133,7 @@ class Thread {
     k.op = row.id;
     k.pc = fr.pc;
     k.guardReg = guard_;
+    for (const auto& f : stack_) k.framePcs.push_back(f.pc);
     k.opcode = s.opcode;
     auto sig = ptx::operandSignature(row);
     bool dataFamily = row.family == ptx::OpFamily::Write || row.family == ptx::OpFamily::Rmw ||
