@@ -168,7 +168,7 @@ std::vector<check::FindingReport> kernelFindings(const check::Verdict& v, const 
 
 /// A verdict is clean for the kernel: no finding survives and no other flag is raised.
 bool kernelClean(const check::Verdict& v, const extract::ExtractedTest& t, const std::function<int(int)>& original) {
-  if (v.status != check::Status::Ok) return false;
+  if (v.status != check::Status::Ok || !v.ok) return false;
   for (const auto& fl : v.flags)
     if (fl != "data-race") return false;
   return kernelFindings(v, t, original).empty();
@@ -388,6 +388,33 @@ KernelReport checkKernel(const extract::KernelExtract& ke, const KernelArgs& a, 
     human << (ss.empty() ? a.file : where(a.file, *ss.front())) << ": " << msg;
     if (!repairText.empty()) human << ";" << repairText;
     human << "\n";
+  }
+  if (!v.ok) {
+    // The condition's bad outcome: a consumer's load read something other than the value the copies write.
+    json sites = json::array();
+    std::string list;
+    std::set<int> seen;
+    for (const auto& st : v.states) {
+      if (!st.satisfies) continue;
+      std::istringstream in(st.key);
+      std::string item;
+      while (std::getline(in, item, ';')) {
+        item.erase(0, item.find_first_not_of(' '));
+        auto eq = item.find('=');
+        if (eq == std::string::npos) continue;
+        auto it = t.observed.find(item.substr(0, eq));
+        if (it == t.observed.end() || item.substr(eq + 1) == "1") continue;
+        const extract::Site* s = t.site(it->second);
+        if (s == nullptr || !seen.insert(s->ptxLine).second) continue;
+        sites.push_back({{"ptx_line", s->ptxLine}, {"instruction", s->instruction}, {"source", sourceJson(s->source)}});
+        list += fmt::format("{}`{}` ({}) reads {}", list.empty() ? "" : "; ", s->instruction, where(a.file, *s),
+                            item.substr(eq + 1));
+      }
+    }
+    std::string msg = "a consumer reads a value no completed copy wrote: " + list;
+    r.j["findings"].push_back(
+        {{"kind", "outcome"}, {"flag", "outcome"}, {"message", msg}, {"sites", sites}, {"repair", repair}});
+    human << a.file << ": " << msg << (repairText.empty() ? "" : ";" + repairText) << "\n";
   }
   if (found.empty())
     for (const auto& fl : v.flags) {

@@ -1712,12 +1712,36 @@ ExtractedTest assemble(Kernel& k, std::vector<Trace>& traces) {
   std::string init = "{ ";
   for (size_t i = 0; i < decls.size(); ++i) init += (i ? "; " : "") + decls[i];
   emit(init + " }", nullptr);
+  // Locations only async copies of a known value write (TMA loads copy the map's version 1; cp.async and
+  // cp.async.bulk copy a global location initialised to 1): a consumer's load of them must read 1.
+  std::map<std::string, int> writers;  // location → 1 copies only, 2 other writers
+  for (const auto& r : roles)
+    for (const auto& l : r.lines) {
+      const Kept& kp = *l.kept;
+      if (!kp.pseudo.empty()) continue;
+      auto fam = ptx::opInfo(kp.op).family;
+      bool loadCopy =
+          (kp.op == ptx::OpId::CpAsyncBulkTensor && kp.opcode.find(".shared") < kp.opcode.find(".global")) ||
+          ((kp.op == ptx::OpId::CpAsync || kp.op == ptx::OpId::CpAsyncBulk) &&
+           kp.opcode.find(".shared") < kp.opcode.find(".global"));
+      if (kp.op == ptx::OpId::CpAsync) {
+        int imms = 0;
+        for (const auto& o : kp.ops) imms += o.k == Opnd::K::Imm ? 1 : 0;
+        loadCopy = loadCopy && imms == 1;  // a src-size operand zero-fills
+      }
+      bool writes = fam == ptx::OpFamily::Write || fam == ptx::OpFamily::Rmw || fam == ptx::OpFamily::AsyncCopy ||
+                    fam == ptx::OpFamily::AsyncStore || kp.op == ptx::OpId::MbarrierInit;
+      if (!writes || kp.ops.empty() || kp.ops[0].k != Opnd::K::Addr) continue;
+      int& w = writers[nm.name(kp.ops[0])];
+      w = std::max(w, loadCopy ? 1 : 2);
+    }
   int label = 0;
   for (size_t ri = 0; ri < roles.size(); ++ri) {
     const Role& r = roles[ri];
     emit(fmt::format("P{}@cta {},cluster 0,gpu 0:", ri, r.cta), nullptr);
     out.roles.push_back(
         fmt::format("P{}: CTA {}, threads {} ({} thread(s))", ri, r.cta, tidRanges(r.tids), r.tids.size()));
+    bool forked = false;  // after a branch of the extractor's own, a register may never be written
     for (size_t li = 0; li < r.lines.size(); ++li) {
       const Line& l = r.lines[li];
       // Footprints: the words every member touches with a plain access, the coordinates of a tensor op.
@@ -1759,11 +1783,19 @@ ExtractedTest assemble(Kernel& k, std::vector<Trace>& traces) {
         emit(l.text, l.kept);
       } else {
         if (!fp.empty()) out.footprint[line] = fp;
+        const Kept& kp = *l.kept;
+        if (kp.op == ptx::OpId::Ld && kp.pseudo.empty() && kp.guardReg.empty() && kp.ops.size() == 2 &&
+            kp.ops[0].k == Opnd::K::Reg && kp.ops[1].k == Opnd::K::Addr && writers[nm.name(kp.ops[1])] == 1 &&
+            !forked && out.observed.size() < 6)
+          out.observed[fmt::format("{}:{}", ri, kp.ops[0].reg)] = line;
         emit("    " + l.text, l.kept);
       }
+      forked = forked || !l.kept->pseudo.empty();
     }
   }
-  emit("~exists (false)", nullptr);
+  std::string cond;
+  for (const auto& [term, l] : out.observed) cond += (cond.empty() ? "" : " \\/ ") + term + " != 1";
+  emit(cond.empty() ? "~exists (false)" : "~exists (" + cond + ")", nullptr);
   out.text = os.str();
   return out;
 }

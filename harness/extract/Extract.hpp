@@ -61,6 +61,10 @@ struct ExtractedTest {
   /// a whole buffer stage, so two accesses whose footprints are known and disjoint are not a conflict in the
   /// kernel (check-kernel drops such race pairs, docs/kernels.md).
   std::map<int, std::map<std::string, std::set<std::string>>> footprint;
+  /// The condition's terms ("1:%r4"): registers of consumer loads from buffers that only async copies of known
+  /// source values write, each with the litmus line of its load; the condition asks whether one of them can
+  /// read anything but the copied value (1).
+  std::map<std::string, int> observed;
   /// True if the accesses of litmus lines `a` and `b` to `location` are known to touch disjoint bytes.
   [[nodiscard]] bool disjoint(int a, int b, const std::string& location) const;
   /// Litmus line of each thread's instruction → PTX line (for inserting repairs "after" a PTX line).
