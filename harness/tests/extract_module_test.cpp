@@ -326,3 +326,23 @@ TEST_CASE("extract: a branch on an unknown value over code with no synchronisati
   REQUIRE(bad.error.has_value());
   CHECK(bad.error->loc.line == 14);  // the branch
 }
+
+TEST_CASE("extract: the mbarrier ring of harness/tests/data/extract/pipeline.ptx", "[extract][ring]") {
+  auto m = readModuleFile(std::string(PTXMM_SOURCE_DIR) + "/harness/tests/data/extract/pipeline.ptx");
+  auto ks = extractModule(m, {});
+  REQUIRE(ks.size() == 1);
+  INFO((ks[0].error ? ks[0].error->str() : std::string()));
+  REQUIRE(ks[0].test.has_value());
+  const auto& t = *ks[0].test;
+  // Producer (the elected lane of warp 0) and the consumer warp; lane 1..31 of warp 0 do nothing modelled.
+  REQUIRE(t.roles.size() == 2);
+  CHECK(t.roles[1].find("threads 32-63") != std::string::npos);
+  // One stage stride of 128 bytes: two stage locations; empty[] expects 32 arrivals, one litmus thread makes them.
+  CHECK(t.text.find("[buf_s1]") != std::string::npos);
+  CHECK(t.text.find("mbarrier.init.shared.b64 [empty_0], 1;") != std::string::npos);
+  // The consumers' loads of buffers only the copies write are the condition's terms.
+  CHECK(!t.observed.empty());
+  CHECK(t.text.find("~exists (1:%r") != std::string::npos);
+  // The wait loop of the `{ }` scope with a local predicate and a selp: a litmus wait loop.
+  CHECK(t.text.find("W0:") != std::string::npos);
+}
