@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <z3++.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -177,14 +178,25 @@ bool kernelClean(const check::Verdict& v, const extract::ExtractedTest& t, const
 /// A repair of the kernel: one edit applied at every litmus occurrence of one PTX line (a PTX instruction
 /// stands for all the loop iterations the test unrolls), verified by re-checking the patched test.
 struct KernelRepair {
-  std::string edit;         ///< "insert" or "replace"
-  std::string instruction;  ///< the PTX text inserted or the replacement
-  const extract::Site* site = nullptr;
+  std::string edit;                         ///< "insert" or "replace"
+  std::string instruction;                  ///< the PTX text inserted or the replacement
+  std::vector<const extract::Site*> sites;  ///< the PTX lines it applies to (after / at)
 };
 
-/// Searches the cheapest one-line repairs in the order of Repair.hpp's costs: a proxy fence after a finding's
-/// site (cost 1), a flipped parity of a wait (1), an acq_rel fence after a site (2); every candidate is applied
-/// at each occurrence of its PTX line and re-checked (clean: no flag in any state).
+/// The first word of a PTX instruction's text (its opcode), guard skipped.
+std::string opcodeOf(const std::string& instr) {
+  std::istringstream in(instr);
+  std::string w;
+  in >> w;
+  if (w.starts_with("@")) in >> w;
+  return w;
+}
+
+/// Searches the cheapest repairs in the order of Repair.hpp's costs: a proxy fence after a finding's site (cost 1),
+/// a flipped parity of a wait (1), an acq_rel fence after a site (2). A PTX instruction stands for all the loop
+/// iterations the test unrolls, and one CUDA source line for all the copies nvcc unrolled it into: a candidate is
+/// applied at every litmus occurrence of every PTX line of its source line (the same instruction), and re-checked
+/// (clean: no finding survives, the bad outcome is unreachable).
 std::optional<KernelRepair> searchKernelRepair(const extract::ExtractedTest& t, const std::set<int>& siteLines,
                                                const cat::Model& model, const std::string& modelName,
                                                const check::CheckOptions& co) {
@@ -200,47 +212,77 @@ std::optional<KernelRepair> searchKernelRepair(const extract::ExtractedTest& t, 
     auto next = t.sites.find(line + 1);
     if (next == t.sites.end() || next->second.ptxLine != s.ptxLine) occ[s.ptxLine].push_back(line);
   }
+  auto siteOf = [&](int pl) { return &t.sites.at(occ.at(pl).front()); };
+  // The PTX lines of the same source line and opcode as `pl` (all of them when there is no .loc).
+  auto group = [&](int pl) {
+    std::vector<int> g;
+    const extract::Site* s0 = siteOf(pl);
+    for (const auto& [p, lines] : occ) {
+      const extract::Site* s = siteOf(p);
+      if (p == pl || (s0->source && s->source == s0->source && opcodeOf(s->instruction) == opcodeOf(s0->instruction)))
+        g.push_back(p);
+    }
+    return g;
+  };
   struct Cand {
     KernelRepair r;
     std::vector<analysis::TextEdit> edits;
   };
   std::vector<Cand> cands;
+  std::set<std::pair<std::string, std::vector<int>>> tried;
   auto insertAfter = [&](int ptxLine, const std::string& instr) {
+    auto g = group(ptxLine);
+    if (!tried.insert({instr, g}).second) return;
     Cand c;
-    c.r = {"insert", instr, &t.sites.at(occ[ptxLine].front())};
-    for (int l : occ[ptxLine]) c.edits.push_back(analysis::TextEdit{false, l, {"    " + instr}});
+    c.r.edit = "insert";
+    c.r.instruction = instr;
+    for (int p : g) {
+      c.r.sites.push_back(siteOf(p));
+      for (int l : occ[p]) c.edits.push_back(analysis::TextEdit{false, l, {"    " + instr}});
+    }
     cands.push_back(std::move(c));
   };
-  for (int pl : siteLines) insertAfter(pl, "fence.proxy.async.shared::cta;");
+  for (int pl : siteLines)
+    if (occ.count(pl)) insertAfter(pl, "fence.proxy.async.shared::cta;");
   for (const auto& [pl, lines] : occ) {
-    const extract::Site& s = t.sites.at(lines.front());
+    const extract::Site& s = *siteOf(pl);
     if (s.instruction.find("try_wait.parity") == std::string::npos &&
         s.instruction.find("test_wait.parity") == std::string::npos)
       continue;
+    auto g = group(pl);
+    if (!tried.insert({"parity", g}).second) continue;
     Cand c;
-    for (const auto& [line, st] : t.sites) {
-      if (st.ptxLine != pl || base[static_cast<size_t>(line - 1)].find("wait.parity") == std::string::npos) continue;
-      std::string text = base[static_cast<size_t>(line - 1)];
-      auto semi = text.rfind(';');
-      auto comma = text.rfind(',', semi);
-      if (semi == std::string::npos || comma == std::string::npos) continue;
-      std::string par = text.substr(comma + 1, semi - comma - 1);
-      par.erase(0, par.find_first_not_of(' '));
-      if (par != "0" && par != "1") continue;
-      text = text.substr(0, comma + 2) + (par == "0" ? "1" : "0") + text.substr(semi);
-      c.edits.push_back(analysis::TextEdit{true, line, {text}});
+    for (int p : g) {
+      c.r.sites.push_back(siteOf(p));
+      for (const auto& [line, st] : t.sites) {
+        if (st.ptxLine != p || base[static_cast<size_t>(line - 1)].find("wait.parity") == std::string::npos) continue;
+        std::string text = base[static_cast<size_t>(line - 1)];
+        auto semi = text.rfind(';');
+        auto comma = text.rfind(',', semi);
+        if (semi == std::string::npos || comma == std::string::npos) continue;
+        std::string par = text.substr(comma + 1, semi - comma - 1);
+        par.erase(0, par.find_first_not_of(' '));
+        if (par != "0" && par != "1") continue;
+        text = text.substr(0, comma + 2) + (par == "0" ? "1" : "0") + text.substr(semi);
+        c.edits.push_back(analysis::TextEdit{true, line, {text}});
+      }
     }
     if (c.edits.empty()) continue;
-    c.r = {"replace", s.instruction + "  // wait for the other parity (parity ^ 1)", &s};
+    c.r.edit = "replace";
+    c.r.instruction = s.instruction + "  // wait for the other parity (parity ^ 1)";
     cands.push_back(std::move(c));
   }
-  for (int pl : siteLines) insertAfter(pl, "fence.acq_rel.cta;");
-  for (const auto& c : cands) {
+  for (int pl : siteLines)
+    if (occ.count(pl)) insertAfter(pl, "fence.acq_rel.cta;");
+  for (auto& c : cands) {
+    std::sort(c.edits.begin(), c.edits.end(),
+              [](const analysis::TextEdit& x, const analysis::TextEdit& y) { return x.line < y.line; });
     std::string text;
     for (const auto& l : analysis::applyTextEdits(base, c.edits)) text += l + "\n";
     auto parsed = litmus::tryParseTest(text, t.name + "-repair.litmus");
     if (!parsed.ok()) continue;
     check::Verdict v = check::checkTest(*parsed.test, model, modelName, co);
+    // A line of the patched test → the extracted test's line (inserted lines shift the ones after them).
     auto original = [&](int line) {
       int shift = 0;
       for (const auto& e : c.edits)
@@ -321,12 +363,15 @@ KernelReport checkKernel(const extract::KernelExtract& ke, const KernelArgs& a, 
         for (const auto& e : g)
           if (const auto* s = t.site(e.line)) siteLines.insert(s->ptxLine);
     if (auto kr = searchKernelRepair(t, siteLines, model, modelName, co)) {
-      repair.push_back({{"edit", kr->edit},
-                        {"instruction", kr->instruction},
-                        {"ptx_line", kr->site->ptxLine},
-                        {"source", sourceJson(kr->site->source)}});
-      repairText = fmt::format(" {} `{}` {} {}", kr->edit, kr->instruction, kr->edit == "insert" ? "after" : "at",
-                               where(a.file, *kr->site));
+      std::string at;
+      for (const auto* site : kr->sites) {
+        repair.push_back({{"edit", kr->edit},
+                          {"instruction", kr->instruction},
+                          {"ptx_line", site->ptxLine},
+                          {"source", sourceJson(site->source)}});
+        at += (at.empty() ? "" : ", ") + where(a.file, *site);
+      }
+      repairText = fmt::format(" {} `{}` {} {}", kr->edit, kr->instruction, kr->edit == "insert" ? "after" : "at", at);
     }
   }
   r.status = 1;
