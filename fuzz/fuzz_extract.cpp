@@ -12,7 +12,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   ptxmm::extract::ExtractOptions opt;
   opt.maxSteps = 20000;  // a fuzzer's loop may not end: keep each input fast
+  opt.maxTotalSteps = 200000;
   opt.block = 64;
+  opt.cluster = 1;
   try {
     auto module = ptxmm::extract::readModule(text, "fuzz.ptx");
     (void)ptxmm::extract::extractModule(module, opt);

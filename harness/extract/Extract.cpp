@@ -222,6 +222,7 @@ struct Kernel {
   int nthreads = 1;
   int ctas = 1;
   int64_t intParam = 4;
+  size_t totalSteps = 0;
 
   Kernel(const PtxModule& m, const PtxFunction& f, const ExtractOptions& o) : mod(m), fn(f), opt(o) {}
 
@@ -276,6 +277,10 @@ class Thread {
         continue;
       }
       const PtxStmt& s = fr.fn->body[fr.pc];
+      if (++k_.totalSteps > k_.opt.maxTotalSteps)
+        fail(s, fmt::format("the kernel's threads execute more than {} instructions in all (lower --iterations or "
+                            "--block, or give the loop bounds with --param)",
+                            k_.opt.maxTotalSteps));
       if (++steps > k_.opt.maxSteps)
         fail(s, fmt::format("thread {} of CTA {} executes more than {} instructions: a loop the extractor cannot "
                             "bound (give the loop bound with --param or --iterations)",
@@ -303,6 +308,7 @@ class Thread {
   std::vector<Saved> pending_;
   std::map<const PtxStmt*, int64_t> laps_;  ///< forks per branch on this path
   int nextLabel_ = 0;
+  size_t forks_ = 0;
   bool forked_ = false;
 
   void pseudo(const PtxStmt* s, std::string text) {
@@ -325,6 +331,9 @@ class Thread {
       return;
     }
     if (pending_.size() >= 16) fail(s, "more than 16 nested branches on loaded values");
+    if (++forks_ > k_.opt.maxForks)
+      fail(s, fmt::format("more than {} branches on loaded values followed both ways (lower --iterations)",
+                          k_.opt.maxForks));
     forked_ = true;
     std::string label = fmt::format("B{}", nextLabel_++);
     pseudo(&s, fmt::format("@{}{} bra {};", takenTrue ? "" : "!", g.reg, label));
@@ -1818,6 +1827,7 @@ KernelExtract extractKernel(const PtxModule& m, const PtxFunction& f, const Extr
                  : std::max(1, f.clusterDim[0] * std::max(1, f.clusterDim[1]) * std::max(1, f.clusterDim[2]));
     if (k.ctas > 16) throw Failure{f.line, 1, fmt::format("{} CTAs per cluster: at most 16 are extracted", k.ctas)};
     auto runAll = [&]() {
+      k.totalSteps = 0;
       std::vector<Trace> traces;
       for (int c = 0; c < k.ctas; ++c)
         for (int t = 0; t < k.nthreads; ++t) traces.push_back(Thread(k, c, t).run());

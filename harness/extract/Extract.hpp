@@ -38,6 +38,8 @@ struct ExtractOptions {
   int block = 0;                          ///< threads per CTA (0: `.reqntid`/`.maxntid`, else 128)
   int cluster = 0;                        ///< CTAs per cluster (0: `.reqnctapercluster`, else 1)
   size_t maxSteps = 1000000;              ///< instructions executed per thread
+  size_t maxTotalSteps = 50000000;        ///< instructions executed by all threads of a kernel
+  size_t maxForks = 64;                   ///< branches on loaded predicates followed both ways, per thread
   size_t maxKept = 400;                   ///< modelled instructions per thread
   size_t maxThreads = 8;                  ///< litmus threads per test
   int maxCallDepth = 32;
