@@ -511,6 +511,7 @@ void addKernelCommands(CLI::App& app, int& exitCode) {
   ck->add_option("--model", ca->model, "cat model: a file or a shipped model's name (default ptx)");
   ck->add_flag("--json", ca->json, "one JSON object on stdout (docs/kernels.md)");
   ck->add_option("--picture", ca->pictureDir, "write the witness pictures (Graphviz) into DIR");
+  ca->budget.timeoutMs = 300000;  // a kernel's test is never left running: undecided after 5 minutes by default
   addBudgetOptions(ck, ca->budget, "check");
   ck->add_option("--max-events", ca->maxEvents, "refuse extracted tests with more events (kernel undecided)");
   ck->add_flag("--no-repair", ca->noRepair, "do not search repairs");
