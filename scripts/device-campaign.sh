@@ -12,11 +12,17 @@
 #     campaign STORE [BUDGET] [PHASES]: the durable campaign of a store planned where the checker is
 #            (`ptxmm campaign run --db STORE --plan-only --mutants ...`, docs/hardware/README.md).
 #            PHASES (comma-separated, default run,tune,rerun,report): run = its pending runs; tune =
-#            the stress parameters for BUDGET seconds (default 240); rerun = the tests again with
+#            the stress parameters for BUDGET seconds (default 240; TUNE_ITER instances per mutant run,
+#            default 100000); rerun = the tests again with
 #            the best parameters; report = coverage.txt and campaign.html (plots only where
 #            matplotlib is). The store ($OUT/campaign.db), best-params.json and the logs land in
 #            $OUT; a phase cut short by its time bound resumes when the returned store is given
 #            back as STORE. ITERATIONS is ignored (the store holds the iteration counts).
+#     multigpu STORE [KILL_AFTER] [LEASE]: the planned STORE resumed three times (copies): one worker on
+#            GPU 0, --gpus all, and --gpus all with GPU 1's worker SIGKILLed after KILL_AFTER s (default
+#            20; LEASE default 20 s); stores, logs and coverage in $OUT (docs/hardware/README.md);
+#            MG_PHASES=one,all,kill (default) chooses which of the three; the driver's JIT cache is off
+#            unless MG_JIT_CACHE=on (a warm cache makes a later run look faster); all in $OUT/multigpu.tgz
 #     tensor: every suite test with a tensor copy or a tensor-map instruction (cp.async.bulk.tensor,
 #             cp.reduce.async.bulk.tensor, tensormap.*; maps encoded with cuTensorMapEncodeTiled), ITERATIONS
 #             per test (tensor.json, tensor.log); a test that cannot run says why in tensor.log
@@ -117,7 +123,7 @@ if [ "$MODE" = campaign ]; then
   if [[ $PHASES == *,tune,* ]]; then
     log "tune: $BUDGET s"
     timeout $((BUDGET + 120)) $BIN campaign tune --db "$DB" --backend cuda --budget "$BUDGET" \
-      --out "$OUT/best-params.json" > "$OUT/tune.log" 2>&1
+      --iterations "${TUNE_ITER:-100000}" --out "$OUT/best-params.json" > "$OUT/tune.log" 2>&1
     log "tune exit: $?"
     tail -30 "$OUT/tune.log"
   fi
@@ -133,6 +139,53 @@ if [ "$MODE" = campaign ]; then
     $BIN campaign report "$DB" --html "$OUT/campaign.html" > "$OUT/report.log" 2>&1
     log "report exit: $? (plots need python3-matplotlib; else render again where it is)"
   fi
+  exit 0
+fi
+if [ "$MODE" = multigpu ]; then
+  # The same planned store three times: one worker on GPU 0, one worker per GPU (--gpus all), and one
+  # worker per GPU with one worker SIGKILLed KILL_AFTER seconds in (its claimed run comes back after the
+  # lease). Each store lands in $OUT with its log; per-GPU throughput is read from the stores.
+  STORE=${3:?multigpu STORE [KILL_AFTER] [LEASE]}
+  KILL_AFTER=${4:-20}
+  LEASE=${5:-20}
+  # The driver caches JIT-compiled kernels (~/.nv/ComputeCache): a run after another one of the same
+  # tests skips the JIT and looks faster. Throughput is compared with the cache off (MG_JIT_CACHE=on keeps it).
+  [ "${MG_JIT_CACHE:-off}" = off ] && export CUDA_CACHE_DISABLE=1
+  log "JIT cache: ${MG_JIT_CACHE:-off}"
+  nvidia-smi -L | tee -a "$OUT/campaign.log"
+  nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee -a "$OUT/campaign.log"
+  timed() {  # NAME ARGS...: resume a fresh copy of the store, log exit status and wall time
+    local name=$1 t0 rc
+    shift
+    cp "$STORE" "$OUT/$name.db"
+    t0=$(date +%s.%N)
+    timeout 280 "$@" > "$OUT/$name.log" 2>&1
+    rc=$?
+    log "$name: exit $rc, wall $(python3 -c "print(round($(date +%s.%N) - $t0, 1))") s"
+    tail -4 "$OUT/$name.log"
+  }
+  MG=",${MG_PHASES:-one,all,kill},"  # which of the three runs (a device call is limited to 10 minutes)
+  [[ $MG == *,one,* ]] && timed one-gpu $BIN campaign resume "$OUT/one-gpu.db" --backend cuda --gpus 0 --lease "$LEASE" --no-progress
+  [[ $MG == *,all,* ]] && timed all-gpus $BIN campaign resume "$OUT/all-gpus.db" --backend cuda --gpus all --lease "$LEASE" --no-progress
+  if [[ $MG == *,kill,* ]]; then
+    cp "$STORE" "$OUT/kill.db"
+    t0=$(date +%s.%N)
+    timeout 280 $BIN campaign resume "$OUT/kill.db" --backend cuda --gpus all --lease "$LEASE" --no-progress \
+      > "$OUT/kill.log" 2>&1 &
+    CAMPAIGN=$!
+    sleep "$KILL_AFTER"
+    VICTIM=$(pgrep -f "campaign worker --db $OUT/kill.db --gpu 1" | head -1)
+    log "kill: SIGKILL worker of GPU 1 (pid $VICTIM) after $KILL_AFTER s"
+    [ -n "$VICTIM" ] && kill -9 "$VICTIM"
+    wait $CAMPAIGN
+    log "kill: exit $?, wall $(python3 -c "print(round($(date +%s.%N) - $t0, 1))") s"
+    tail -6 "$OUT/kill.log"
+  fi
+  for n in one-gpu all-gpus kill; do
+    [ -f "$OUT/$n.db" ] && $BIN campaign coverage "$OUT/$n.db" > "$OUT/$n-coverage.txt" 2>&1
+  done
+  # One archive: the device tool returns at most 8 files.
+  (cd "$OUT" && tar czf multigpu.tgz ./*.db ./*.log ./*-coverage.txt && rm -f ./*.db ./*-coverage.txt one-gpu.log all-gpus.log kill.log)
   exit 0
 fi
 if [ "$MODE" = tensor ]; then

@@ -7,15 +7,19 @@
 #include <cmath>
 #include <cstdlib>
 #include <random>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
 #include "litmus/Parser.hpp"
 #include "ptxgen/Kernel.hpp"
+#include "runner/Launch.hpp"
 #include "support/Diagnostic.hpp"
 
 namespace ptxmm::campaign {
+
+using nlohmann::json;
 
 uint64_t fnv1a(const std::string& s, uint64_t h) {
   for (unsigned char c : s) {
@@ -29,33 +33,76 @@ namespace {
 
 double unit(uint64_t h) { return static_cast<double>(h >> 11) / 9007199254740992.0; }
 
-/// The test's kernel and candidate values, or the reason it cannot run.
-class CudaBackend : public Backend {
- public:
-  Execution run(const TestRow& t, const runner::StressParams& params) override {
-    Execution ex;
-    auto pr = litmus::tryParseTest(t.text, t.file);
-    if (!pr.ok()) {
-      ex.result.status = runner::RunResult::Status::Error;
-      ex.result.reason = pr.diagnostics.empty() ? "parse error" : pr.diagnostics.front().str();
-      return ex;
-    }
-    try {
-      const std::string arch = t.arch.empty() ? ptxgen::requiredArch(*pr.test) : t.arch;
-      ptxgen::Kernel kernel = ptxgen::generate(*pr.test, runner::kernelShape(params, arch));
-      std::vector<std::string> extra;
-      if (t.allowed) extra.assign(t.allowed->begin(), t.allowed->end());
-      auto candidates = runner::candidateValues(*pr.test, kernel, extra);
-      ex.result = runner::runKernelIsolated(kernel, params, candidates, ex.device);
-    } catch (const DiagnosticError& e) {
-      ex.result.status = runner::RunResult::Status::Skipped;
-      ex.result.reason = e.diagnostic().str();
-    } catch (const std::exception& e) {
-      ex.result.status = runner::RunResult::Status::Error;
-      ex.result.reason = e.what();
-    }
+/// Runs a test in this process: parse, generate the kernel, run it (runner::runKernel). Called in the
+/// device session's child, which keeps its CUDA context from one test to the next.
+Execution runHere(const TestRow& t, const runner::StressParams& params) {
+  Execution ex;
+  auto pr = litmus::tryParseTest(t.text, t.file);
+  if (!pr.ok()) {
+    ex.result.status = runner::RunResult::Status::Error;
+    ex.result.reason = pr.diagnostics.empty() ? "parse error" : pr.diagnostics.front().str();
     return ex;
   }
+  try {
+    const std::string arch = t.arch.empty() ? ptxgen::requiredArch(*pr.test) : t.arch;
+    ptxgen::Kernel kernel = ptxgen::generate(*pr.test, runner::kernelShape(params, arch));
+    std::vector<std::string> extra;
+    if (t.allowed) extra.assign(t.allowed->begin(), t.allowed->end());
+    auto candidates = runner::candidateValues(*pr.test, kernel, extra);
+    ex.result = runner::runKernel(kernel, params, candidates);
+  } catch (const DiagnosticError& e) {
+    ex.result.status = runner::RunResult::Status::Skipped;
+    ex.result.reason = e.diagnostic().str();
+  } catch (const std::exception& e) {
+    ex.result.status = runner::RunResult::Status::Error;
+    ex.result.reason = e.what();
+  }
+  return ex;
+}
+
+/// The CUDA device: every test runs in one long-lived child process (runner::DeviceSession), which
+/// pays the driver's initialisation and the context once per worker instead of once per test. A run
+/// that times out or fails ends the child (its context may be unusable); the next run starts another.
+class CudaBackend : public Backend {
+ public:
+  CudaBackend()
+      : session_([](const json& req) {
+          TestRow t;
+          t.text = req.at("text").get<std::string>();
+          t.file = req.at("file").get<std::string>();
+          t.arch = req.at("arch").get<std::string>();
+          if (req.contains("allowed")) t.allowed = req.at("allowed").get<std::set<std::string>>();
+          static const runner::DeviceInfo device = runner::queryDevice();
+          const Execution ex = runHere(t, runner::paramsFromJson(req.at("params")));
+          return json{{"device", device.toJson()}, {"result", runner::toJson(ex.result)}};
+        }) {}
+
+  Execution run(const TestRow& t, const runner::StressParams& params) override {
+    json req{{"text", t.text}, {"file", t.file}, {"arch", t.arch}, {"params", runner::toJson(params)}};
+    if (t.allowed) req["allowed"] = *t.allowed;
+    Execution ex;
+    std::string why;
+    auto reply = session_.call(req, runner::quietBoundMs(params), why);
+    if (!reply) {
+      ex.result.status = runner::RunResult::Status::TimedOut;
+      ex.result.reason = why;
+      return ex;
+    }
+    if (reply->contains("error")) {
+      ex.result.status = runner::RunResult::Status::Error;
+      ex.result.reason = "device session: " + reply->at("error").get<std::string>();
+      session_.restart();
+      return ex;
+    }
+    ex.device = runner::deviceInfoFromJson(reply->at("device"));
+    ex.result = runner::runResultFromJson(reply->at("result"));
+    using S = runner::RunResult::Status;
+    if (ex.result.status == S::TimedOut || ex.result.status == S::Error) session_.restart();
+    return ex;
+  }
+
+ private:
+  runner::DeviceSession session_;
 };
 
 /// Deterministic histograms over the allowed states. Each state gets a rarity from the hash of the

@@ -1,7 +1,8 @@
-// Device backends of a campaign: the CUDA runner (runner::runKernelIsolated, one child process per
-// test) and a CPU-only fake device for CI. The fake draws deterministic pseudo-random histograms over
-// the model's allowed states, with rates that depend on the stress parameters (so that tuning has
-// something to find), and can inject faults:
+// Device backends of a campaign: the CUDA runner (runner::DeviceSession, one long-lived child process
+// per worker that keeps its CUDA context, restarted after a hang or a fault) and a CPU-only fake
+// device for CI. The fake draws deterministic pseudo-random histograms over the model's allowed
+// states, with rates that depend on the stress parameters (so that tuning has something to find), and
+// can inject faults:
 //   PTXMM_FAKE (or --fake) = comma-separated items
 //     slow=MS        sleep MS wall-clock milliseconds per run
 //     hang=TEXT      tests whose name contains TEXT time out (the watchdog's result)

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <iomanip>
+#include <set>
 
 #include "litmus/Parser.hpp"
 #include "outcome/State.hpp"
@@ -83,6 +84,31 @@ std::string widened(std::string name, ptx::Scope narrow, ptx::Scope wide) {
 
 }  // namespace
 
+UnseenState staticReason(const litmus::Test& t, const std::string& state, ptx::Scope& narrow, ptx::Scope& wide) {
+  UnseenState u;
+  u.state = state;
+  const ptx::Scope placement = placementScope(t);
+  const std::string mismatch = scopeMismatch(t, narrow, wide);
+  const std::string loads = mergedLoads(t, state);
+  if (placement == ptx::Scope::Sys) {
+    u.category = kPlacement;
+    u.evidence = "threads on different GPUs; the kernel runs them on one GPU";
+  } else if (!mismatch.empty()) {
+    u.category = kScope;
+    u.evidence = "scope " + mismatch;
+  } else if (!loads.empty()) {
+    u.category = kMergedLoads;
+    u.evidence = loads + " (`ptxmm gen --sass` shows whether both loads survive)";
+  } else if (placement == ptx::Scope::Cta && t.threads.size() > 1) {
+    // Every thread of the test in one CTA: the kernel runs them on one SM, whose accesses go through
+    // one L1; the weak outcomes seen elsewhere need threads on different SMs.
+    u.category = kOneCta;
+    u.evidence =
+        "all " + std::to_string(t.threads.size()) + " threads in CTA " + std::to_string(t.threads.front().where.cta);
+  }
+  return u;
+}
+
 SuiteCoverage coverage(Store& store) {
   SuiteCoverage suite;
   const auto tests = store.tests("test");
@@ -90,8 +116,11 @@ SuiteCoverage coverage(Store& store) {
   std::map<int64_t, std::vector<RunRow>> runsOf;
   for (auto& r : store.runs("campaign")) runsOf[r.test].push_back(std::move(r));
   std::map<int64_t, bool> killed;
-  for (const auto& r : store.runs("tune"))
+  std::set<int64_t> notRunnable;  // mutants the device skips are not killable (Tune.cpp scoreOf)
+  for (const auto& r : store.runs("tune")) {
     if (r.targetSeen > 0) killed[r.test] = true;
+    if (r.status == "skipped") notRunnable.insert(r.test);
+  }
   for (const auto& t : tests) {
     TestCoverage c;
     c.id = t.id;
@@ -119,7 +148,7 @@ SuiteCoverage coverage(Store& store) {
       }
     }
     for (const auto& m : mutants)
-      if (m.parent == t.id) {
+      if (m.parent == t.id && notRunnable.count(m.id) == 0) {
         ++c.mutants;
         if (killed[m.id]) ++c.mutantsKilled;
       }
@@ -143,16 +172,14 @@ SuiteCoverage coverage(Store& store) {
             c.reason.find("needs sm_100a") != std::string::npos || (c.arch == "sm_100a" && c.status == "skipped");
         u.category = arch ? kNeedsArch : kNotRun;
         u.evidence = c.status + ": " + c.reason;
-      } else if (pr.ok() && placementScope(*pr.test) == ptx::Scope::Sys) {
-        u.category = kPlacement;
-        u.evidence = "threads on different GPUs; the kernel runs them on one GPU";
       } else {
         ptx::Scope narrow{}, wide{};
-        const std::string mismatch = pr.ok() ? scopeMismatch(*pr.test, narrow, wide) : "";
-        const std::string loads = pr.ok() ? mergedLoads(*pr.test, state) : "";
-        if (!mismatch.empty()) {
-          u.category = kScope;
-          u.evidence = "scope " + mismatch;
+        if (pr.ok()) {
+          const UnseenState r = staticReason(*pr.test, state, narrow, wide);
+          u.category = r.category;
+          u.evidence = r.evidence;
+        }
+        if (u.category == kScope) {
           auto it = byName.find(widened(c.name, narrow, wide));
           if (it != byName.end() && it->second != &c) {
             auto s = it->second->seen.find(state);
@@ -161,9 +188,8 @@ SuiteCoverage coverage(Store& store) {
                                     std::to_string(s->second) + " times)"
                               : "; same shape at matching scopes (" + it->second->name + ") did not see it either";
           }
-        } else if (!loads.empty()) {
-          u.category = kMergedLoads;
-          u.evidence = loads + " (`ptxmm gen --sass` shows whether both loads survive)";
+        } else if (!u.category.empty()) {
+          u.evidence += " (" + std::to_string(c.instances) + " instances)";
         } else if (c.allowed.size() > 16) {
           u.category = kManyStates;
           u.evidence = std::to_string(c.allowed.size()) + " allowed states, " + std::to_string(c.seen.size()) +

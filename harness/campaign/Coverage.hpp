@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "campaign/Store.hpp"
+#include "litmus/Ast.hpp"
 
 namespace ptxmm::campaign {
 
@@ -21,6 +22,7 @@ inline constexpr const char* kNotRun = "not run (error or timeout)";
 inline constexpr const char* kScope = "scope stronger on this device";
 inline constexpr const char* kPlacement = "placement one GPU cannot realise (gpu-in-sys)";
 inline constexpr const char* kMergedLoads = "ptxas may merge the loads (check --sass)";
+inline constexpr const char* kOneCta = "threads of one CTA (one SM, one L1)";
 inline constexpr const char* kManyStates = "rare state of a many-state test";
 inline constexpr const char* kNoModel = "no model states";
 inline constexpr const char* kUnexplained = "unexplained";
@@ -31,6 +33,12 @@ struct UnseenState {
   std::string category;  ///< one of the k* categories above
   std::string evidence;  ///< what in the store supports it
 };
+
+/// The reason a test that ran on the device never showed `state`, from the test alone (no other test
+/// compared): kPlacement, kScope ("scope cta-in-gpu"), kMergedLoads or kOneCta with its evidence; an
+/// empty category when none applies. `narrow`/`wide` receive the scope mismatch for kScope.
+[[nodiscard]] UnseenState staticReason(const litmus::Test& t, const std::string& state, ptx::Scope& narrow,
+                                       ptx::Scope& wide);
 
 /// The coverage of one test (the union of its campaign runs).
 struct TestCoverage {

@@ -9,6 +9,8 @@
 #include <set>
 
 #include "campaign/Campaign.hpp"
+#include "campaign/Coverage.hpp"
+#include "litmus/Parser.hpp"
 
 namespace ptxmm::campaign {
 
@@ -67,6 +69,14 @@ ConfigScore scoreOf(Store& store, int64_t config) {
   s.stoppedEarly = row.stoppedEarly;
   std::map<int64_t, TestRow> mutants;
   for (auto& m : store.tests("mutant")) mutants[m.id] = m;
+  // A mutant this device cannot run (the generator refuses it, or it needs another architecture: its
+  // runs end "skipped" whatever the parameters) cannot be killed here: it is counted apart, not as a
+  // survivor.
+  for (const auto& r : store.runs("tune"))
+    if (r.status == "skipped" && mutants.count(r.test) > 0) {
+      ++s.notRunnable[mutants[r.test].mclass];
+      mutants.erase(r.test);
+    }
   s.killable = static_cast<int>(mutants.size());
   std::set<int64_t> killed, evaluated;
   for (const auto& r : store.runs("tune", config)) {
@@ -144,7 +154,13 @@ int tune(Store& store, Backend& backend, const TuneOptions& o, std::ostream& out
     }
     const int64_t id = store.addConfig(configJson(p), origin);
     if (store.config(id).score) return scoreOf(store, id);
-    std::vector<TestRow> order = mutants;
+    // Mutants this device cannot run are left out once a run of them was skipped.
+    std::set<int64_t> skipped;
+    for (const auto& r : store.runs("tune"))
+      if (r.status == "skipped") skipped.insert(r.test);
+    std::vector<TestRow> order;
+    for (const auto& m : mutants)
+      if (skipped.count(m.id) == 0) order.push_back(m);
     std::shuffle(order.begin(), order.end(), rng);
     int killed = 0, n = 0;
     bool stopped = false;
@@ -159,6 +175,7 @@ int tune(Store& store, Backend& backend, const TuneOptions& o, std::ostream& out
         RunRow claimed = *store.run(runId);
         RunRow r = executeClaimed(store, backend, claimed, 3600);
         deviceSeconds += r.seconds;
+        if (r.status == "skipped") continue;  // not runnable here: not killable either
         if (r.targetSeen > 0) ++killed;
       } else if (existing && existing->targetSeen > 0) {
         ++killed;
@@ -175,6 +192,7 @@ int tune(Store& store, Backend& backend, const TuneOptions& o, std::ostream& out
         }
       }
     }
+    if (n == 0) return std::nullopt;  // the budget ended before a single run: nothing to score
     ConfigScore s = scoreOf(store, id);
     s.stoppedEarly = stopped;
     store.setConfigScore(id, s.score(), s.killed, s.killable, s.deathRate(), s.seconds, stopped);
@@ -252,6 +270,31 @@ int tune(Store& store, Backend& backend, const TuneOptions& o, std::ostream& out
   return 0;
 }
 
+void printSurvivors(Store& store, int64_t config, std::ostream& out) {
+  std::map<int64_t, TestRow> mutants;
+  for (auto& m : store.tests("mutant")) mutants[m.id] = m;
+  std::map<std::string, std::vector<std::string>> byReason;  // "mutation: category" -> mutant names
+  for (const auto& r : store.runs("tune", config)) {
+    if (r.status != "ok" || r.targetSeen > 0 || mutants.count(r.test) == 0) continue;
+    const TestRow& m = mutants[r.test];
+    std::string category = kUnexplained;
+    if (auto pr = litmus::tryParseTest(m.text, m.file); pr.ok()) {
+      ptx::Scope narrow{}, wide{};
+      const UnseenState u = staticReason(*pr.test, m.target, narrow, wide);
+      if (!u.category.empty()) category = u.category;
+    }
+    byReason[m.mutation + ": " + category].push_back(m.name);
+  }
+  if (byReason.empty()) return;
+  out << "Surviving mutants of config " << config << " by reason (the target state never seen):\n";
+  for (const auto& [reason, names] : byReason) {
+    out << "  " << std::left << std::setw(52) << reason << std::right << std::setw(4) << names.size() << "  e.g. "
+        << names.front();
+    if (names.size() > 1) out << ", " << names[1];
+    out << "\n";
+  }
+}
+
 void printTuneSummary(Store& store, std::ostream& out) {
   std::optional<int64_t> def, best;
   if (auto d = store.meta("tune.default"); d && store.config(std::stoll(*d)).score) def = std::stoll(*d);
@@ -272,6 +315,12 @@ void printTuneSummary(Store& store, std::ostream& out) {
   std::vector<std::pair<std::string, ConfigScore>> cols;
   if (def) cols.emplace_back("default", scoreOf(store, *def));
   cols.emplace_back("tuned", scoreOf(store, *best));
+  const auto& unrunnable = cols.back().second.notRunnable;
+  if (!unrunnable.empty()) {
+    out << "  not runnable on this device (not counted as killable):";
+    for (const auto& [cls, n] : unrunnable) out << " " << cls << " " << n;
+    out << "\n";
+  }
   for (const auto& [name, s] : cols) {
     line(name + " (config " + std::to_string(s.config) + ")", s);
     for (const auto* group : {&s.byMutation, &s.byClass})
@@ -284,6 +333,7 @@ void printTuneSummary(Store& store, std::ostream& out) {
         line("  " + k + (group == &s.byMutation ? " mutants" : ""), t);
       }
   }
+  printSurvivors(store, *best, out);
   out << "Parameter importance (spread of the mean score over the parameter's values):\n";
   for (const auto& [name, v] : parameterImportance(store))
     out << "  " << std::left << std::setw(26) << name << std::right << std::fixed << std::setprecision(3) << v

@@ -52,6 +52,7 @@ struct ConfigScore {
   bool stoppedEarly = false;
   std::map<std::string, ClassScore> byClass;     ///< mutant class
   std::map<std::string, ClassScore> byMutation;  ///< "remove" / "weaken"
+  std::map<std::string, int> notRunnable;        ///< per class: mutants whose runs this device skips
   [[nodiscard]] double score() const { return killable == 0 ? 0 : static_cast<double>(killed) / killable; }
   [[nodiscard]] double deathRate() const { return seconds > 0 ? static_cast<double>(targetInstances) / seconds : 0; }
 };
@@ -65,6 +66,10 @@ struct ConfigScore {
 
 /// Runs the search on `backend` within the budget. Returns the ptxmm exit code (2: no mutants).
 int tune(Store& store, Backend& backend, const TuneOptions& options, std::ostream& out, std::ostream& err);
+
+/// Prints the mutants `config` did not kill, grouped by mutation kind and the reason category their
+/// target state was never seen (Coverage.hpp staticReason), with examples.
+void printSurvivors(Store& store, int64_t config, std::ostream& out);
 
 /// Prints the tuning summary: default vs best, per class and mutation kind, parameter importance.
 void printTuneSummary(Store& store, std::ostream& out);

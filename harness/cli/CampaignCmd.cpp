@@ -112,6 +112,10 @@ report::ModelOracle checkerOracle(const std::string& modelArg, std::string& erro
       err = v.message.empty() ? "the checker could not decide the test" : v.message;
       return std::nullopt;
     }
+    if (v.flags.count(outcome::kCutFlag) > 0) {
+      err = outcome::kCutStatesReason;
+      return std::nullopt;
+    }
     report::ModelStates ms;
     ms.model = name;
     for (const auto& s : v.states) ms.allowed.insert(s.key);

@@ -86,6 +86,15 @@ enum class Status {
 /// Parses a status name (inverse of statusName).
 [[nodiscard]] std::optional<Status> parseStatus(const std::string& s);
 
+/// The flag of a final state reached by a path cut at the loop-unrolling bound: the set of final states
+/// is then only those of the bounded executions, so a state outside it is not known to be forbidden.
+inline constexpr const char* kCutFlag = "cut";
+
+/// Why a verdict with the cut flag gives no set of allowed states to compare hardware outcomes with.
+inline constexpr const char* kCutStatesReason =
+    "the model's final states are cut at the loop-unrolling bound (flag cut): they are not the complete set of "
+    "allowed states, so observed outcomes are not compared (check the test with a larger --unroll)";
+
 /// What an engine produces for one test (before the verdict's derived fields are computed).
 struct EngineResult {
   Status status = Status::Ok;

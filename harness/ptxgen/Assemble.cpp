@@ -94,15 +94,19 @@ std::optional<std::string> disassemble(const std::string& cubinPath, std::string
 }
 
 std::string ptxasVersion() {
-  auto ptxas = findCudaTool("ptxas");
-  if (!ptxas) return "";
-  auto run = runTool({*ptxas, "--version"}, 30s);
-  if (!run.ok()) return "";
-  std::stringstream ss(run.out + run.err);
-  std::string line, last;
-  while (std::getline(ss, line))
-    if (!line.empty() && line.find("release") != std::string::npos) last = line;
-  return last;
+  // Asked once per process: every device fingerprint carries it, and a campaign records thousands.
+  static const std::string version = [] {
+    auto ptxas = findCudaTool("ptxas");
+    if (!ptxas) return std::string();
+    auto run = runTool({*ptxas, "--version"}, 30s);
+    if (!run.ok()) return std::string();
+    std::stringstream ss(run.out + run.err);
+    std::string line, last;
+    while (std::getline(ss, line))
+      if (!line.empty() && line.find("release") != std::string::npos) last = line;
+    return last;
+  }();
+  return version;
 }
 
 }  // namespace ptxmm::ptxgen

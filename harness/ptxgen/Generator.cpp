@@ -15,6 +15,8 @@
 // tensormap proxy is not acquired at kernel start).
 // Each litmus instruction is written by its family's code in emit/ (emit/Emit.hpp); this file gives it
 // the thread's addresses, values and labels (ThreadCode).
+// A test with threads in both grids (programmatic dependent launch) gets a second stress kernel of the same
+// shape, ptxmm_dependent, running the grid-1 roles (dependent_, emitTest(s, 1); one instance per CTA).
 // A test with wgmma gets a warpgroup kernel (wg_): each litmus thread is run by the 128 threads of an aligned
 // warpgroup (one instance per warpgroup), its thread 0 alone performing writes, copies and arrivals
 // (warpgroupRole) and reporting; every shared cell is a wgmma operand tile (docs/design.md "Warpgroup kernel").
@@ -118,7 +120,8 @@ class Generator {
     analyse();
     std::ostringstream body;
     emitInit(body);
-    emitTest(body);
+    emitTest(body, 0);
+    if (dependent_) emitTest(body, 1);
     k_.ptxVersion = version_;
     std::ostringstream head;
     head << "// ptxmm stress kernel for litmus test " << test_.name << " (generated; do not edit)\n";
@@ -152,21 +155,46 @@ class Generator {
   bool tensorMapNote_ = false;  // the test uses tensormap.replace (128-byte cells, note added)
   bool tensorCopy_ = false;     // the test has a cp.async.bulk.tensor (128-byte aligned shared cells)
   std::map<int, int> tmapOf_;   // global location -> index into k_.tensorMaps
+  std::map<int, int> smapOf_;   // shared source of tensormap.cp_fenceproxy -> index into k_.tensorMaps
   // Per thread: the litmus registers also declared as .pred and as .b128 (emit::collectRegs).
   std::vector<std::set<std::string>> preds_, b128_;
   std::vector<std::map<std::string, litmus::LocRef>> addrRegs_;
+  /// Per thread: the destinations of a `mapa` whose CTA rank is a register (mapaAddresses): the variable
+  /// mapped, and whether the address is a .shared::cluster one (else generic).
+  struct MapaReg {
+    litmus::LocRef ref;
+    bool sharedCluster = true;
+  };
+  std::vector<std::map<std::string, MapaReg>> mapaRegs_;
+  /// The .b32 register through which thread t accesses the .shared::cluster address in register `reg`.
+  static std::string mapaAddrReg(int t, const std::string& reg) {
+    return "%dm" + std::to_string(t) + "_" + sanitize(reg);
+  }
   std::map<std::string, ptx::Proxy> aliasProxy_;  // surface/texture/constant alias name -> its proxy
   std::map<int, int> surBind_, texBind_;          // global location -> index into k_.bindings
   int bcLanes_ = 0;                               // bank-conflict lanes per stress warp
   int bcOffset_ = 0;                              // byte offset of the bank-conflict rows in smem
   int clusterBarriers_ = 0;
+  // Programmatic dependent launch: threads in both grids give two kernels (Kernel::dependentEntry); the
+  // kernel being written runs grid kernelGrid_'s roles. arrives_[g]: the most barrier.cluster.arrive of a
+  // thread of grid g, which its kernel's stress threads match.
+  bool dependent_ = false;
+  int kernelGrid_ = 0;
+  int arrives_[2] = {0, 0};
   int labelCounter_ = 0;
   std::ostringstream* out_ = nullptr;
 
   [[noreturn]] void fail(const SourceLoc& loc, const std::string& msg) const { throw DiagnosticError(loc, msg); }
 
-  /// Threads of one litmus cluster share a role; clusters of different GPUs are distinct roles.
-  static int roleKey(const litmus::Placement& p) { return p.gpu * 100000 + p.cluster; }
+  /// Threads of one litmus cluster share a role; clusters of different GPUs are distinct roles, and the
+  /// roles of the dependent grid come after those of the primary grid (a cluster never spans two grids).
+  static constexpr int kGridRoleKey = 10000000;  ///< roleKey of the dependent grid's first possible role
+  static int roleKey(const litmus::Placement& p) { return p.grid * kGridRoleKey + p.gpu * 100000 + p.cluster; }
+
+  /// Does litmus thread t run in the kernel being written? (Both kernels hold every thread's analysis.)
+  [[nodiscard]] bool inKernel(int t) const {
+    return !dependent_ || (test_.threads[t].where.grid > 0 ? 1 : 0) == kernelGrid_;
+  }
 
   std::string fresh(const std::string& base) { return "$" + base + std::to_string(labelCounter_++); }
 
@@ -192,6 +220,19 @@ class Generator {
       fail(test_.threads[0].src, "too many clusters (max 8)");
     if (maxCtas > 8) fail(test_.threads[0].src, "too many CTAs in one cluster (max 8)");
     k_.roles = static_cast<int>(roleClusterIds_.size());
+    k_.primaryRoles = k_.roles;
+    bool grid0 = false, grid1 = false;
+    for (const auto& th : test_.threads) (th.where.grid > 0 ? grid1 : grid0) = true;
+    dependent_ = grid0 && grid1;
+    if (dependent_) {
+      k_.dependentEntry = "ptxmm_dependent";
+      k_.primaryRoles = static_cast<int>(
+          std::count_if(roleClusterIds_.begin(), roleClusterIds_.end(), [](int key) { return key < kGridRoleKey; }));
+      k_.notes.push_back(
+          "programmatic dependent launch: the grid-1 threads run in a second kernel launched after the primary "
+          "one with programmatic stream serialization; one instance per CTA, since a CTA's first "
+          "griddepcontrol.launch_dependents triggers it for every instance it hosts (PTX ISA 9.2 §9.7.13.13)");
+    }
     for (const auto& th : test_.threads)
       if (th.where.gpu != 0) {
         k_.notes.push_back("threads placed on gpu " + std::to_string(th.where.gpu) +
@@ -256,6 +297,13 @@ class Generator {
     while (laneShare_ < maxShare) laneShare_ *= 2;
     if (laneShare_ > 32) fail(test_.threads[0].src, "too many threads in one warp");
     laneStride_ = wg_ ? 1 : 32 / laneShare_;
+    if (dependent_) {
+      // One instance per CTA: "repeated invocations of [launch_dependents] by threads in the current CTA will
+      // have no additional side effects past that of the first invocation" (PTX ISA 9.2 §9.7.13.13), so a
+      // CTA hosting several instances would let the dependent grid start before the others' launch_dependents.
+      laneStride_ = 1;
+      opt_.groupsPerBlock = 1;
+    }
     const int unit = nw_ * unitWarps_;  // warps of one instance group
     if (opt_.groupsPerBlock < 1) opt_.groupsPerBlock = 1;
     if (unit * opt_.groupsPerBlock + opt_.stressWarpsPerBlock > 32)
@@ -277,6 +325,7 @@ class Generator {
     preds_.resize(test_.threads.size());
     b128_.resize(test_.threads.size());
     addrRegs_.resize(test_.threads.size());
+    mapaRegs_.resize(test_.threads.size());
     bool usesCluster = k_.clusterDim > 1;
     for (size_t ti = 0; ti < test_.threads.size(); ++ti) {
       int arrives = 0;
@@ -310,6 +359,11 @@ class Generator {
               "a .tmem location is a shared cell standing for its address) and tcgen05.ld/st are .sync.aligned over "
               "a whole warp: the kernel is emitted and assembled only (PTX ISA 9.2 §9.7.16)";
         if (in.op == OpId::BarrierClusterArrive) ++arrives;
+        if (dependent_ && (in.op == OpId::BarSync || in.op == OpId::BarArrive))
+          fail(in.src, std::string(info.mnemonic) +
+                           " in a test with a dependent grid: its kernels run one instance per CTA, one lane per "
+                           "litmus thread, but a named barrier counts whole warps (PTX ISA 9.2 §9.7.13.1: the "
+                           "thread count is a multiple of the warp size)");
         if (in.op == OpId::BarrierClusterArrive || in.op == OpId::BarrierClusterWait || in.op == OpId::Mapa ||
             in.space == Space::SharedCluster)
           usesCluster = true;
@@ -338,6 +392,8 @@ class Generator {
           if ((o.kind == Operand::Kind::Addr || o.kind == Operand::Kind::Loc) && o.loc.cta >= 0) usesCluster = true;
       }
       clusterBarriers_ = std::max(clusterBarriers_, arrives);
+      int& gridArrives = arrives_[test_.threads[ti].where.grid > 0 ? 1 : 0];
+      gridArrives = std::max(gridArrives, arrives);
     }
     k_.clustered = usesCluster;
     if (usesCluster) version_ = std::max(version_, 80);
@@ -443,6 +499,10 @@ class Generator {
         auto it = locs_.find(term.loc.name);
         if (it == locs_.end()) fail({test_.file, 1, 1}, "condition names unknown location '" + term.loc.name + "'");
         if (it->second.shared) {
+          if (smapOf_.count(it->second.index))
+            fail({test_.file, 1, 1}, "the final value of '" + term.loc.name +
+                                         "' is observed, but it holds a tensor map: on the device its cells hold "
+                                         "128-byte CUtensorMaps, not the model's descriptor versions");
           ot.source = TermSource::SharedLoc;
           ot.resultIndex = word++;
           ot.widthBits = 64;
@@ -481,8 +541,10 @@ class Generator {
   }
 
   /// `mapa d, a, b` (PTX ISA 9.2 §9.7.9.23): d holds the copy of a's shared variable in the CTA of rank b
-  /// of the thread's cluster. Addresses are static here as in the lowering, so b must be an integer and d
-  /// an address register assigned once.
+  /// of the thread's cluster, d an address register assigned once. An integer rank (or a special register,
+  /// whose value the kernel knows) names a CTA of the test: accesses through d use the prologue's static
+  /// mapping (addrRegs_). A rank in a register is known only at run time: the real mapa (emit/Warp.cpp)
+  /// writes d, and accesses through d use d's value as their address (mapaRegs_).
   void mapaAddresses() {
     for (size_t t = 0; t < test_.threads.size(); ++t)
       for (const auto& st : test_.threads[t].code) {
@@ -492,8 +554,9 @@ class Generator {
         const Operand& d = in.operands[0];
         const Operand& a = in.operands[1];
         const Operand& b = in.operands[2];
-        if (b.kind != Operand::Kind::Imm)
-          fail(b.src, "the stress kernel needs the CTA rank of `mapa` as an integer (its addresses are static)");
+        if (b.kind != Operand::Kind::Imm && b.kind != Operand::Kind::Special && b.kind != Operand::Kind::Reg)
+          fail(b.src, "the CTA rank of `mapa` must be an integer or a register");
+        if (d.kind != Operand::Kind::Reg) fail(d.src, "the destination of `mapa` must be a register");
         litmus::LocRef ref;
         if (a.kind == Operand::Kind::Loc) {
           ref = a.loc;
@@ -502,16 +565,22 @@ class Generator {
         } else {
           fail(a.src, "the source of `mapa` must be a shared variable or a register initialised with its address");
         }
-        const int myCta = test_.threads[t].where.cta;
-        int target = -1;
-        for (const auto& [cta, rank] : ctaRank_)
-          if (ctaCluster_.at(cta) == ctaCluster_.at(myCta) && rank == b.imm) target = cta;
-        if (target < 0)
-          fail(b.src, "CTA rank " + std::to_string(b.imm) + " names no CTA of the thread's cluster in this test");
-        ref.cta = target;
-        if (addrRegs_[t].count(d.name))
+        if (addrRegs_[t].count(d.name) || mapaRegs_[t].count(d.name))
           fail(d.src, "address register '" + d.name +
                           "' is assigned more than once: the stress kernel resolves addresses statically");
+        if (b.kind == Operand::Kind::Reg) {
+          ref.cta = -1;  // the rank is the register's value at run time
+          mapaRegs_[t][d.name] = {ref, in.space == Space::SharedCluster};
+          continue;
+        }
+        const int64_t rank = b.kind == Operand::Kind::Imm ? b.imm : specialValue(static_cast<int>(t), b);
+        const int myCta = test_.threads[t].where.cta;
+        int target = -1;
+        for (const auto& [cta, r] : ctaRank_)
+          if (ctaCluster_.at(cta) == ctaCluster_.at(myCta) && r == rank) target = cta;
+        if (target < 0)
+          fail(b.src, "CTA rank " + std::to_string(rank) + " names no CTA of the thread's cluster in this test");
+        ref.cta = target;
         addrRegs_[t][d.name] = ref;
       }
   }
@@ -724,6 +793,7 @@ class Generator {
       }
     if (tmapOf_.empty()) return;
     version_ = std::max(version_, 83);  // the prologue's fence.proxy.tensormap::generic (PTX ISA 8.3)
+    sharedMapSources();
     // The uses of the maps: the copies, the tensormap proxy fences, the updates that install a version.
     for (size_t t = 0; t < test_.threads.size(); ++t)
       for (const auto& st : test_.threads[t].code) {
@@ -737,6 +807,10 @@ class Generator {
             if (r != addrRegs_[t].end() && locs_.count(r->second.name)) target = locs_.at(r->second.name);
           } else {
             target = targetOf(op);
+          }
+          if (target && target->shared && smapOf_.count(target->index)) {
+            installSharedVersion(in, op, target->index);
+            continue;
           }
           if (!target || target->shared || !tmapOf_.count(target->index)) continue;
           if (!op.baseReg.empty() || op.kind == Operand::Kind::Loc)
@@ -757,6 +831,66 @@ class Generator {
       slot += static_cast<int>(spec.versions.size());
     }
     k_.tensorSlots = slot;
+  }
+
+  /// The shared sources of `tensormap.cp_fenceproxy [map], [S], 128` into a map that a tensor copy reads
+  /// (TensorMapSpec::sharedSources, smapOf_): S's cells hold a runner-encoded CUtensorMap of the map, the
+  /// one of S's initial value, added to the map's versions.
+  void sharedMapSources() {
+    for (const auto& th : test_.threads)
+      for (const auto& st : th.code) {
+        if (!st.instr || st.instr->op != OpId::TensormapCpFenceproxy || st.instr->operands.size() < 2) continue;
+        const Instr& in = *st.instr;
+        const auto dst = targetOf(in.operands[0]);
+        if (!dst || dst->shared || !tmapOf_.count(dst->index)) continue;
+        const int m = tmapOf_.at(dst->index);
+        const std::string name = k_.globals[dst->index].name;
+        if (k_.tensorMaps[m].tensorLoc >= 0)
+          fail(in.src, "tensormap.cp_fenceproxy writes a descriptor into '" + name +
+                           "', which a tensor store or reduction writes through: the kernel encodes that map over '" +
+                           name + "_tensor' only (one descriptor version)");
+        const Operand& src = in.operands[1];
+        const auto s = targetOf(src);
+        if (!s || !s->shared || shared_[s->index].mbarrier || src.loc.cta >= 0 ||
+            (src.kind == Operand::Kind::Addr && src.imm != 0))
+          fail(src.src, "tensormap.cp_fenceproxy copies a descriptor into '" + name +
+                            "', which a tensor copy reads: its source must name a shared variable of the executing "
+                            "CTA (no address register, offset or other CTA's copy), whose cells the kernel fills "
+                            "with a CUtensorMap that the runner encoded");
+        auto [it, fresh] = smapOf_.emplace(s->index, m);
+        if (!fresh && it->second != m)
+          fail(src.src, "'" + shared_[s->index].name +
+                            "' is copied into two tensor maps: its cells hold the CUtensorMap of one");
+        if (!fresh) continue;
+        TensorMapSpec& spec = k_.tensorMaps[m];
+        spec.sharedSources.push_back(shared_[s->index].name);
+        if (spec.slotOf(shared_[s->index].init) < 0) spec.versions.push_back(shared_[s->index].init);
+      }
+  }
+
+  /// `in` accesses shared location S (a source of tensormap.cp_fenceproxy into a map, smapOf_) through
+  /// operand `op`: the copy itself, or `tensormap.replace.tile.global_address [S], v` installing descriptor
+  /// version v in S (added to the map's versions); anything else is refused with the reason.
+  void installSharedVersion(const Instr& in, const Operand& op, int s) {
+    const std::string name = shared_[s].name;
+    TensorMapSpec& spec = k_.tensorMaps[smapOf_.at(s)];
+    if (!op.baseReg.empty() || op.kind == Operand::Kind::Loc)
+      fail(op.src, "'" + name + "' holds a tensor map: its address is used only as an operand");
+    if (in.op == OpId::TensormapCpFenceproxy && &op == &in.operands[1]) return;
+    if (in.op == OpId::TensormapReplace && in.hasFlag("global_address") && &op == &in.operands[0]) {
+      const Operand& v = in.operands.back();
+      if (v.kind != Operand::Kind::Imm)
+        fail(v.src, "tensormap.replace installs a descriptor version in '" + name +
+                        "', which tensormap.cp_fenceproxy copies into a map that a cp.async.bulk.tensor reads: the "
+                        "version must be an integer, which the kernel turns into the address of that version's "
+                        "tensor (docs/hardware/README.md \"Tensor maps\")");
+      if (spec.slotOf(v.imm) < 0) spec.versions.push_back(v.imm);
+      return;
+    }
+    fail(in.src, std::string(ptx::opInfo(in.op).mnemonic) + " accesses '" + name +
+                     "', which tensormap.cp_fenceproxy copies into the tensor map '" + k_.globals[spec.globalLoc].name +
+                     "': on the device its cells are 128-byte CUtensorMaps, so only "
+                     "tensormap.replace.tile.global_address and that copy can use it");
   }
 
   /// `in` uses tensor map `spec` through operand `op`: a copy or a tensormap fence, or an update that
@@ -781,11 +915,7 @@ class Generator {
       case OpId::CpReduceAsyncBulkTensor:
       case OpId::CpAsyncBulkPrefetchTensor:
       case OpId::FenceProxyTmap: return;
-      case OpId::TensormapCpFenceproxy:
-        fail(in.src, "tensormap.cp_fenceproxy writes a descriptor from shared memory into '" + name +
-                         "', which a tensor copy reads: the shared-memory descriptor would have to be a CUtensorMap "
-                         "that the runner encoded, and the stress kernel places the encoded maps in global memory "
-                         "only");
+      case OpId::TensormapCpFenceproxy: return;  // from a shared source (sharedMapSources)
       case OpId::TensormapReplace:
         if (!in.hasFlag("global_address")) {
           std::string field = "?";
@@ -918,12 +1048,22 @@ class Generator {
       o() << "  barrier.sync 0;\n";
   }
 
-  void emitTest(std::ostringstream& s) {
+  /// The stress kernel of grid `grid` (0: Kernel::entry; 1: Kernel::dependentEntry, the grid-1 roles).
+  void emitTest(std::ostringstream& s, int grid) {
     out_ = &s;
+    kernelGrid_ = grid;
     const int W = k_.resultWords;
-    s << "// The stress kernel: " << k_.slotsPerCta << " instances per GPU cluster of " << k_.clusterDim << " CTA(s), "
-      << k_.roles << " role(s), " << k_.blockDim << " threads per CTA.\n";
-    s << ".visible .entry " << k_.entry
+    const int roleBase = grid == 0 ? 0 : k_.primaryRoles;
+    const int roleCount = grid == 0 ? k_.primaryRoles : k_.roles - k_.primaryRoles;
+    s << "// The stress kernel" << (dependent_ ? grid == 0 ? " of the primary grid" : " of the dependent grid" : "")
+      << ": " << k_.slotsPerCta << " instances per GPU cluster of " << k_.clusterDim << " CTA(s), " << roleCount
+      << " role(s), " << k_.blockDim << " threads per CTA.\n";
+    if (grid == 1)
+      s << "// Launched after the primary kernel in its stream with programmatic stream serialization (PTX ISA 9.2\n"
+           "// griddepcontrol): it may start once every CTA of the primary grid has executed\n"
+           "// griddepcontrol.launch_dependents or exited; all its threads execute griddepcontrol.wait before the\n"
+           "// epilogue, so that it completes after the primary grid and its last reporter classifies.\n";
+    s << ".visible .entry " << (grid == 0 ? k_.entry : k_.dependentEntry)
       << "(.param .u64 p_mem, .param .u64 p_cfg, .param .u64 p_res, .param .u64 p_ctr, .param .u64 p_hist,"
          " .param .u64 p_samples, .param .u64 p_scratch";
     for (const auto& b : k_.bindings) s << ", .param .u64 " << b.param;
@@ -956,6 +1096,7 @@ class Generator {
       for (const auto& [cta, rank] : ctaRank_) s << "  .reg .b32 %sr" << l << "_" << cta << ";\n";
     }
     for (size_t t = 0; t < test_.threads.size(); ++t) {
+      if (!inKernel(static_cast<int>(t))) continue;
       std::set<std::string> regs;
       for (const auto& st : test_.threads[t].code)
         if (st.instr)
@@ -971,6 +1112,8 @@ class Generator {
       for (const auto& p : preds_[t]) regs.insert(p);
       for (const auto& r : regs) s << "  .reg .b64 " << valueReg(static_cast<int>(t), r) << ";\n";
       for (const auto& r : preds_[t]) s << "  .reg .pred " << predReg(static_cast<int>(t), r) << ";\n";
+      for (const auto& [r, m] : mapaRegs_[t])
+        if (m.sharedCluster) s << "  .reg .b32 " << mapaAddrReg(static_cast<int>(t), r) << ";\n";
       for (const auto& r : b128_[t]) s << "  .reg .b128 " << wideReg(static_cast<int>(t), r) << ";\n";
       for (const auto& a : wgmmaAccumulators(static_cast<int>(t))) {  // four .f32 registers each (emit/Wgmma.cpp)
         const std::string r0 = wgmmaAccReg(static_cast<int>(t), a, 0);
@@ -995,7 +1138,8 @@ class Generator {
       s << "  mov.u32 %rank, %cluster_ctarank;\n  mov.u32 %gcl, %clusterid.x;\n";
     else
       s << "  mov.u32 %rank, 0;\n  mov.u32 %gcl, %ctaid.x;\n";
-    s << "  rem.u32 %role, %gcl, " << k_.roles << ";\n  div.u32 %qraw, %gcl, " << k_.roles << ";\n";
+    s << "  rem.u32 %role, %gcl, " << roleCount << ";\n  div.u32 %qraw, %gcl, " << roleCount << ";\n";
+    if (roleBase > 0) s << "  add.u32 %role, %role, " << roleBase << ";  // the roles of the dependent grid\n";
     s << "  " << cfgLoad("%N", cfg::kInstances) << "\n  " << cfgLoad("%Q", cfg::kColumns) << "\n  "
       << cfgLoad("%bound", cfg::kSpinBound) << "\n";
     if (!shared_.empty()) s << "  mov.u32 %sbase, smem;\n";
@@ -1024,6 +1168,7 @@ class Generator {
         anyMbar = true;
         s << "  mbarrier.init.shared::cta.b64 [%r2], " << sl.mbarCount << ";\n";
       }
+      if (smapOf_.count(static_cast<int>(l))) emitSharedMapInit(static_cast<int>(l));
       s << "  add.u32 %r1, %r1, " << k_.blockDim << ";\n  bra " << L << ";\n" << L << "_end:\n";
     }
     if (anyMbar) s << "  fence.mbarrier_init.release.cluster;\n";
@@ -1042,23 +1187,17 @@ class Generator {
       s << "  shr.u32 %sub, %lane, " << shift << ";\n  and.b32 %r1, %lane, " << laneStride_ - 1 << ";\n";
     }
     s << "  mad.lo.u32 %rawSlot, %group, " << laneStride_ << ", %r1;\n";
-    // instance = ((qraw * mul + off) % Q) * S + (rawSlot + slotOff) % S
-    s << "  mul.wide.u32 %rd1, %role, 16;\n  add.u64 %rd1, %rd1, %cfg;\n";
-    s << "  ld.global.u64 %rd2, [%rd1+" << cfg::kRolePerm * 8 << "];\n  ld.global.u64 %rd3, [%rd1+"
-      << (cfg::kRolePerm + 1) * 8 << "];\n";
-    s << "  cvt.u64.u32 %rd4, %qraw;\n  mad.lo.u64 %rd4, %rd4, %rd2, %rd3;\n  rem.u64 %rd4, %rd4, %Q;\n";
-    s << "  mul.wide.u32 %rd1, %role, 8;\n  add.u64 %rd1, %rd1, %cfg;\n  ld.global.u64 %rd2, [%rd1+"
-      << cfg::kSlotOff * 8 << "];\n";
-    s << "  cvt.u64.u32 %rd3, %rawSlot;\n  add.u64 %rd3, %rd3, %rd2;\n  rem.u64 %rd3, %rd3, " << slots_ << ";\n";
-    s << "  mad.lo.u64 %inst, %rd4, " << slots_ << ", %rd3;\n";
+    emitInstanceOf("%rawSlot", "%inst");
     for (size_t t = 0; t < test_.threads.size(); ++t) {
+      if (!inKernel(static_cast<int>(t))) continue;
       const auto& p = places_[t];
       s << "  setp.eq.u32 %p1, %role, " << p.role << ";\n  setp.eq.and.u32 %p1, %rank, " << p.rank << ", %p1;\n";
       s << "  setp.eq.and.u32 %p1, %wig, " << p.wig << ", %p1;\n  setp.eq.and.u32 %p1, %sub, " << p.sub << ", %p1;\n";
       s << "  @%p1 bra $T" << t << ";\n";
     }
     s << "  bra $STRESS;\n";
-    for (size_t t = 0; t < test_.threads.size(); ++t) emitThread(static_cast<int>(t));
+    for (size_t t = 0; t < test_.threads.size(); ++t)
+      if (inKernel(static_cast<int>(t))) emitThread(static_cast<int>(t));
     // Stress path.
     s << "$STRESS:\n";
     if (bcLanes_ > 0) {
@@ -1069,9 +1208,10 @@ class Generator {
     emitStress(cfg::kMemIters, cfg::kMemPattern);
     if (bcLanes_ > 0) s << "$STRESS_DONE:\n";
     if (k_.clustered)
-      for (int i = 0; i < clusterBarriers_; ++i)
+      for (int i = 0; i < (dependent_ ? arrives_[grid] : clusterBarriers_); ++i)
         s << "  barrier.cluster.arrive.relaxed;\n  barrier.cluster.wait.acquire;\n";
     s << "$EPI:\n";
+    if (grid == 1) s << "  griddepcontrol.wait;  // the primary grid has completed: it reported first\n";
     emitBarrierAll();
     s << "  setp.lt.s32 %p1, %lt, 0;\n  @%p1 bra $EXIT;\n";
     s << "  mad.lo.u64 %rd5, %inst, " << W * 8 << ", %res;\n";
@@ -1139,6 +1279,41 @@ class Generator {
     s << "$EXIT:\n  ret;\n}\n";
   }
 
+  /// %dst (.b64) = the instance that slot `slot` (.b32) of the executing GPU cluster hosts (%role, %qraw):
+  /// ((qraw * mul + off) % Q) * S + (slot + slotOff) % S, the role's permutation from the configuration
+  /// buffer (cfg::kRolePerm, cfg::kSlotOff). Uses %rd1..%rd4.
+  void emitInstanceOf(const std::string& slot, const std::string& dst) {
+    o() << "  mul.wide.u32 %rd1, %role, 16;\n  add.u64 %rd1, %rd1, %cfg;\n";
+    o() << "  ld.global.u64 %rd2, [%rd1+" << cfg::kRolePerm * 8 << "];\n  ld.global.u64 %rd3, [%rd1+"
+        << (cfg::kRolePerm + 1) * 8 << "];\n";
+    o() << "  cvt.u64.u32 %rd4, %qraw;\n  mad.lo.u64 %rd4, %rd4, %rd2, %rd3;\n  rem.u64 %rd4, %rd4, %Q;\n";
+    o() << "  mul.wide.u32 %rd1, %role, 8;\n  add.u64 %rd1, %rd1, %cfg;\n  ld.global.u64 %rd2, [%rd1+"
+        << cfg::kSlotOff * 8 << "];\n";
+    o() << "  cvt.u64.u32 %rd3, " << slot << ";\n  add.u64 %rd3, %rd3, %rd2;\n  rem.u64 %rd3, %rd3, " << slots_
+        << ";\n";
+    o() << "  mad.lo.u64 " << dst << ", %rd4, " << slots_ << ", %rd3;\n";
+  }
+
+  /// Prologue: the CUtensorMap that shared cell %r2 (slot %r1) of shared source l of tensormap.cp_fenceproxy
+  /// (smapOf_) starts with: the map of l's initial value in the record of the slot's instance's cell of the
+  /// map location, copied from the tensor buffer (generic loads, shared stores: the generic proxy, in which
+  /// tensormap.replace and tensormap.cp_fenceproxy access it).
+  void emitSharedMapInit(int l) {
+    const TensorMapSpec& spec = k_.tensorMaps[smapOf_.at(l)];
+    const int slot = spec.slotOf(shared_[l].init);
+    o() << "  // '" << shared_[l].name << "' starts with the CUtensorMap of version " << shared_[l].init << " of '"
+        << k_.globals[spec.globalLoc].name << "'\n";
+    emitInstanceOf("%r1", "%rd5");
+    const int m = spec.globalLoc;
+    o() << "  ld.global.u64 %rd2, [%cfg+" << (cfg::kLocPerm + 3 * m) * 8 << "];\n  ld.global.u64 %rd3, [%cfg+"
+        << (cfg::kLocPerm + 3 * m + 1) * 8 << "];\n";
+    o() << "  mad.lo.u64 %rd5, %rd5, %rd2, %rd3;\n  rem.u64 %rd5, %rd5, %N;\n";
+    o() << "  mad.lo.u64 %rd5, %rd5, " << tmap::recordBytes(k_.tensorSlots) << ", %tbuf;\n";
+    for (int b = 0; b < tmap::kMapBytes; b += 16)
+      o() << "  ld.v2.u64 {%rd12, %rd13}, [%rd5+" << tmap::mapOffset(slot) + b << "];\n  st.shared::cta.v2.u64 [%r2+"
+          << b << "], {%rd12, %rd13};\n";
+  }
+
   /// %dst = address of global location l's cell for %inst. With `proxyCoords`, also the cell's
   /// surface coordinates (%sx<l>, %sy<l> from the surface map), texture element (%ti<l>) and tensor
   /// record (%tr<l>, the generic address of the cell's record in the tensor buffer).
@@ -1162,6 +1337,22 @@ class Generator {
   emit::Address address(int t, const Instr& in, const Operand& op) {
     litmus::LocRef ref = op.loc;
     int64_t off = op.kind == Operand::Kind::Addr ? op.imm : 0;
+    if (!op.baseReg.empty() && mapaRegs_[t].count(op.baseReg)) {
+      // The address that the run-time mapa wrote into the register: a .shared::cluster address is used as
+      // a 32-bit one (the register's current value, converted now), a generic one as is.
+      const MapaReg& m = mapaRegs_[t].at(op.baseReg);
+      const std::string offs = off ? (off > 0 ? "+" : "") + std::to_string(off) : "";
+      if (!m.sharedCluster && in.space != Space::Generic)
+        fail(op.src, "'" + op.baseReg + "' holds the generic address of a generic `mapa`: access it generically");
+      if (!m.sharedCluster) return {"[" + valueReg(t, op.baseReg) + offs + "]", Space::Generic};
+      if (in.space != Space::SharedCluster && in.space != Space::Generic)
+        fail(op.src, "'" + op.baseReg +
+                         "' holds a .shared::cluster address (`mapa.shared::cluster`): access it in "
+                         "the .shared::cluster state space");
+      const std::string a32 = mapaAddrReg(t, op.baseReg);
+      o() << "  cvt.u32.u64 " << a32 << ", " << valueReg(t, op.baseReg) << ";\n";
+      return {"[" + a32 + offs + "]", Space::SharedCluster};
+    }
     if (!op.baseReg.empty()) {
       auto it = addrRegs_[t].find(op.baseReg);
       if (it == addrRegs_[t].end())
@@ -1196,7 +1387,14 @@ class Generator {
   }
 
   emit::TensorMapRef tensorMapRef(const Operand& op) const {
-    if (!op.baseReg.empty() || !locs_.count(op.loc.name) || locs_.at(op.loc.name).shared) return {};
+    if (!op.baseReg.empty() || !locs_.count(op.loc.name)) return {};
+    if (const LocTarget& target = locs_.at(op.loc.name); target.shared) {
+      // A shared source of tensormap.cp_fenceproxy holds a map of the map it is copied into (smapOf_).
+      auto it = smapOf_.find(target.index);
+      if (it == smapOf_.end()) return {};
+      const TensorMapSpec& spec = k_.tensorMaps[it->second];
+      return {&spec, "%tr" + std::to_string(spec.globalLoc), k_.tensorSlots};
+    }
     const int l = locs_.at(op.loc.name).index;
     const TensorMapSpec* spec = tensorMapAt(l);
     if (spec == nullptr) return {};
@@ -1265,6 +1463,9 @@ class Generator {
             }
           }
     for (const auto& [r, ref] : addrRegs_[t]) noteLoc(ref);
+    // A shared source of tensormap.cp_fenceproxy: tensormap.replace names a box of its map's record (%tr).
+    for (int l : sharedUsed)
+      if (smapOf_.count(l)) globalsUsed.insert(k_.tensorMaps[smapOf_.at(l)].globalLoc);
     for (int l : globalsUsed) emitGlobalAddr(l, "%ga" + std::to_string(l), true);
     // The maps this thread copies through were written by ptxmm_init (generic stores, an earlier
     // kernel): the tensormap proxy is not acquired at kernel start (PTX ISA 9.2 §8.9.4), so the thread
@@ -1314,10 +1515,18 @@ class Generator {
     std::string L = fresh("start");
     o() << "  " << cfgLoad("%rd1", cfg::kStartBarrier) << "\n  setp.eq.u64 %p1, %rd1, 0;\n  @%p1 bra " << L
         << "_end;\n";
-    o() << "  shl.b64 %rd1, %inst, 2;\n  add.u64 %rd1, %rd1, %ctr;\n  " << (wg_ ? "@%plead " : "")
+    // Only the threads of one kernel align: a dependent grid starts after the primary grid's launch_dependents.
+    int aligned = 0;
+    for (size_t u = 0; u < test_.threads.size(); ++u) aligned += inKernel(static_cast<int>(u)) ? 1 : 0;
+    if (kernelGrid_ == 1)
+      o() << "  add.u64 %rd1, %inst, %N;\n  add.u64 %rd1, %rd1, %N;  // the dependent grid's start counter\n"
+          << "  shl.b64 %rd1, %rd1, 2;\n";
+    else
+      o() << "  shl.b64 %rd1, %inst, 2;\n";
+    o() << "  add.u64 %rd1, %rd1, %ctr;\n  " << (wg_ ? "@%plead " : "")
         << "red.relaxed.gpu.global.add.u32 [%rd1], 1;\n  mov.u64 %rd2, 0;\n";
-    o() << L << ":\n  ld.relaxed.gpu.global.u32 %r1, [%rd1];\n  setp.ge.u32 %p1, %r1, " << k_.reporters
-        << ";\n  @%p1 bra " << L << "_end;\n";
+    o() << L << ":\n  ld.relaxed.gpu.global.u32 %r1, [%rd1];\n  setp.ge.u32 %p1, %r1, " << aligned << ";\n  @%p1 bra "
+        << L << "_end;\n";
     o() << "  add.u64 %rd2, %rd2, 1;\n  setp.lt.u64 %p1, %rd2, %bound;\n  @%p1 bra " << L << ";\n" << L << "_end:\n";
     o() << "  mov.u32 %spin, 0;\n  cvt.u32.u64 %r7, %bound;\n";
     if (wg_) o() << "  setp.ne.u32 %ptimed, %spin, %spin;\n";

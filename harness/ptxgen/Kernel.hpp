@@ -88,6 +88,11 @@ struct TensorMapSpec {
   /// through the map (docs/lowering.md "Tensor maps"): its maps then locate that location's cell of the
   /// same index (the runner gives both locations one permutation), and versions is {the initial value}.
   int tensorLoc = -1;
+  /// Shared locations that `tensormap.cp_fenceproxy [map], [S], 128` copies into the map (docs/hardware/README.md
+  /// "Tensor maps"): each CTA's cell of S holds a CUtensorMap of this map too, the one of S's initial value
+  /// (a version of `versions`), copied from the tensor buffer by the kernel's prologue; tensormap.replace
+  /// .global_address [S], v installs version v in it, as in the map location itself.
+  std::vector<std::string> sharedSources;
 
   /// The record slot of version `v` (-1 if the test never installs it).
   [[nodiscard]] int slotOf(int64_t v) const {
@@ -149,6 +154,17 @@ struct Kernel {
   /// Non-empty: the module assembles but must not be launched, for this reason (the runner skips it with
   /// it): tcgen05 tests, wgmma with scale-d 1, and what a warpgroup kernel does not translate (Generator.cpp).
   std::string notRunnable;
+
+  // Programmatic dependent launch (litmus/README.md "Warps, lanes and grids"; docs/hardware/README.md
+  // "Programmatic dependent launch"): a test with threads in both `grid 0` and `grid 1` has a second stress
+  // kernel, dependentEntry, that runs the roles of grid 1 (roles primaryRoles..roles-1) and is launched right
+  // after `entry` (the roles of grid 0) in the same stream with CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION.
+  // Both kernels have the same shape (blockDim, clusterDim, one instance per CTA) and parameters.
+  std::string dependentEntry;  ///< empty: one kernel (every role in `entry`)
+  int primaryRoles = 1;        ///< roles run by `entry` (= roles with one kernel)
+  /// u32 counters per instance in the counter buffer: the start counter of `entry`'s threads, the done
+  /// counter and, with a dependent kernel, the start counter of its threads (at [2N + instance]).
+  [[nodiscard]] int counterWords() const { return dependentEntry.empty() ? 2 : 3; }
 
   // Tensor maps: parameter tmap::kParam of both entries follows the others when there are any.
   std::vector<TensorMapSpec> tensorMaps;  ///< the maps the runner encodes (cp.async.bulk.tensor)

@@ -56,6 +56,9 @@ LoadedModule loadModule(const ptxgen::Kernel& kernel) {
   if (le != CUDA_SUCCESS) throw CudaError("cuModuleLoadDataEx: " + cuErr(le) + "\n" + errLog);
   check(api().p_cuModuleGetFunction(&m.test, m.module, kernel.entry.c_str()), "cuModuleGetFunction");
   check(api().p_cuModuleGetFunction(&m.init, m.module, kernel.initEntry.c_str()), "api().p_cuModuleGetFunction(init)");
+  if (!kernel.dependentEntry.empty())
+    check(api().p_cuModuleGetFunction(&m.dependent, m.module, kernel.dependentEntry.c_str()),
+          "cuModuleGetFunction(dependent)");
   return m;
 }
 

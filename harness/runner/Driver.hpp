@@ -100,8 +100,9 @@ void check(CUresult e, const char* what);
 /// A kernel module loaded into the current context: the stress kernel and its init kernel.
 struct LoadedModule {
   CUmodule module = nullptr;
-  CUfunction test = nullptr;  ///< Kernel::entry
-  CUfunction init = nullptr;  ///< Kernel::initEntry
+  CUfunction test = nullptr;       ///< Kernel::entry
+  CUfunction init = nullptr;       ///< Kernel::initEntry
+  CUfunction dependent = nullptr;  ///< Kernel::dependentEntry (nullptr without one)
 };
 
 /// JIT-compile `kernel`'s PTX into the current context; throws CudaError with the JIT's error log.

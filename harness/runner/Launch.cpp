@@ -4,11 +4,16 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
 #include <thread>
 
 #include "runner/Driver.hpp"
@@ -23,6 +28,43 @@ namespace {
 
 /// Isolated child: the pipe on which a '.' is written after every finished batch (heartbeat).
 int gProgressFd = -1;
+
+/// Reads one reply line from a child: heartbeat dots, then a JSON text ended by '\n'. False when the
+/// child closed its end or wrote nothing for `quietMs`. `data` receives the line without the dots.
+bool readReply(int fd, int64_t quietMs, std::string& data) {
+  const auto bound = std::chrono::milliseconds(quietMs);
+  auto deadline = std::chrono::steady_clock::now() + bound;
+  data.clear();
+  bool complete = false;
+  while (!complete) {
+    auto now = std::chrono::steady_clock::now();
+    if (now > deadline) break;
+    struct pollfd pfd {
+      fd, POLLIN, 0
+    };
+    int wait = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count());
+    if (poll(&pfd, 1, std::min(wait, 1000)) <= 0) continue;
+    char buf[65536];
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    data.append(buf, static_cast<size_t>(n));
+    deadline = std::chrono::steady_clock::now() + bound;
+    complete = !data.empty() && data.back() == '\n';
+  }
+  data.erase(0, data.find_first_not_of('.'));
+  return complete;
+}
+
+/// Writes all of `text` to a socket without raising SIGPIPE when the peer is gone.
+bool sendAll(int fd, const std::string& text) {
+  size_t off = 0;
+  while (off < text.size()) {
+    ssize_t w = send(fd, text.data() + off, text.size() - off, MSG_NOSIGNAL);
+    if (w <= 0) return false;
+    off += static_cast<size_t>(w);
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -48,7 +90,8 @@ RunResult runKernel(const ptxgen::Kernel& kernel, const StressParams& params,
     r.reason = "not runnable: " + kernel.notRunnable;
     return r;
   }
-  DeviceInfo info = queryDevice();
+  // The device does not change within a process (a DeviceSession child runs many tests).
+  static const DeviceInfo info = queryDevice();
   if (!info.available) {
     r.status = RunResult::Status::Skipped;
     r.reason = info.error;
@@ -104,8 +147,8 @@ RunResult runKernel(const ptxgen::Kernel& kernel, const StressParams& params,
     }
     r.columns = columns;
     const uint64_t n = columns * static_cast<uint64_t>(kernel.slotsPerCta);
-    const uint64_t gridClusters = columns * static_cast<uint64_t>(kernel.roles);
-    const unsigned gridX = static_cast<unsigned>(gridClusters * clusterDim);
+    const LaunchGrids grids = launchGrids(kernel, columns);
+    const CUfunction dependentFn = loaded.dependent;
     // Buffers.
     const uint64_t stride = cellStride(kernel, params);
     const uint64_t region = regionBytes(kernel, n, stride);
@@ -142,7 +185,7 @@ RunResult runKernel(const ptxgen::Kernel& kernel, const StressParams& params,
     std::vector<CUdeviceptr> cfgs;
     for (int b = 0; b < batch; ++b) cfgs.push_back(alloc(ptxgen::cfg::kWords * 8));
     CUdeviceptr res = alloc(n * static_cast<uint64_t>(kernel.resultWords) * 8);
-    CUdeviceptr ctr = alloc(2 * n * 4);
+    CUdeviceptr ctr = alloc(grids.counterWords * 4);
     CUdeviceptr hist = alloc(buckets * 8);
     CUdeviceptr smp = alloc((1 + ptxgen::cfg::kSampleCap * rec) * 8);
     CUdeviceptr scr = alloc(static_cast<size_t>(params.scratchMemorySize) * 4);
@@ -164,7 +207,7 @@ RunResult runKernel(const ptxgen::Kernel& kernel, const StressParams& params,
               "cuMemcpyHtoDAsync");
       }
       for (int b = 0; b < thisBatch; ++b) {
-        check(api().p_cuMemsetD32Async(ctr, 0, 2 * n, stream), "cuMemsetD32Async");
+        check(api().p_cuMemsetD32Async(ctr, 0, grids.counterWords, stream), "cuMemsetD32Async");
         check(api().p_cuMemsetD32Async(res, 0, n * static_cast<uint64_t>(kernel.resultWords) * 2, stream),
               "cuMemsetD32Async");
         CUdeviceptr initArgs0 = mem, initArgs1 = cfgs[b], initArgs2 = tmaps;
@@ -179,21 +222,37 @@ RunResult runKernel(const ptxgen::Kernel& kernel, const StressParams& params,
         if (!kernel.tensorMaps.empty()) argValues.push_back(tmaps);
         std::vector<void*> args;
         for (auto& v : argValues) args.push_back(&v);
-        CUlaunchConfig lc{};
-        lc.gridDimX = gridX;
-        lc.gridDimY = lc.gridDimZ = 1;
-        lc.blockDimX = static_cast<unsigned>(kernel.blockDim);
-        lc.blockDimY = lc.blockDimZ = 1;
-        lc.hStream = stream;
-        CUlaunchAttribute attr{};
-        if (kernel.clustered) {
-          attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-          attr.value.clusterDim.x = clusterDim;
-          attr.value.clusterDim.y = attr.value.clusterDim.z = 1;
-          lc.attrs = &attr;
-          lc.numAttrs = 1;
-        }
-        check(api().p_cuLaunchKernelEx(&lc, fn, args.data(), nullptr), "cuLaunchKernelEx");
+        // The stress kernel, then its dependent right after it in the same stream (programmatic dependent
+        // launch): the dependent may start once every CTA of the primary grid has executed
+        // griddepcontrol.launch_dependents or exited (PTX ISA 9.2 §9.7.13.13), and it ends with
+        // griddepcontrol.wait, so the next launch's resets and init follow both grids.
+        auto launch = [&](CUfunction f, uint64_t ctas, bool programmatic, const char* what) {
+          CUlaunchConfig lc{};
+          lc.gridDimX = static_cast<unsigned>(ctas);
+          lc.gridDimY = lc.gridDimZ = 1;
+          lc.blockDimX = static_cast<unsigned>(kernel.blockDim);
+          lc.blockDimY = lc.blockDimZ = 1;
+          lc.hStream = stream;
+          CUlaunchAttribute attrs[2] = {};
+          unsigned count = 0;
+          if (kernel.clustered) {
+            attrs[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+            attrs[count].value.clusterDim.x = clusterDim;
+            attrs[count].value.clusterDim.y = attrs[count].value.clusterDim.z = 1;
+            ++count;
+          }
+          if (programmatic) {
+            attrs[count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+            attrs[count].value.programmaticStreamSerializationAllowed = 1;
+            ++count;
+          }
+          lc.attrs = count > 0 ? attrs : nullptr;
+          lc.numAttrs = count;
+          check(api().p_cuLaunchKernelEx(&lc, f, args.data(), nullptr), what);
+        };
+        launch(fn, grids.primaryCtas, false, "cuLaunchKernelEx");
+        if (dependentFn != nullptr)
+          launch(dependentFn, grids.dependentCtas, true, "cuLaunchKernelEx (dependent kernel, programmatic)");
       }
       // Watchdog: poll until the batch is done or the wall-clock bound passes.
       auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(params.launchTimeoutMs);
@@ -280,28 +339,8 @@ RunResult runKernelIsolated(const ptxgen::Kernel& kernel, const StressParams& pa
     _exit(0);
   }
   close(fds[1]);
-  // Every batch must finish within launchTimeoutMs (heartbeat '.' per batch); module load and the
-  // first batch get 30 s more.
-  const auto bound = std::chrono::milliseconds(static_cast<int64_t>(params.launchTimeoutMs) + 30000);
-  auto deadline = std::chrono::steady_clock::now() + bound;
   std::string data;
-  bool complete = false;
-  while (!complete) {
-    auto now = std::chrono::steady_clock::now();
-    if (now > deadline) break;
-    struct pollfd pfd {
-      fds[0], POLLIN, 0
-    };
-    int wait = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count());
-    if (poll(&pfd, 1, std::min(wait, 1000)) <= 0) continue;
-    char buf[65536];
-    ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n <= 0) break;
-    data.append(buf, static_cast<size_t>(n));
-    deadline = std::chrono::steady_clock::now() + bound;
-    complete = !data.empty() && data.back() == '\n';
-  }
-  data.erase(0, data.find_first_not_of('.'));
+  const bool complete = readReply(fds[0], quietBoundMs(params), data);
   close(fds[0]);
   // The child has reported (or overrun): kill it so that a hung teardown cannot block us.
   int status = 0;
@@ -330,6 +369,98 @@ RunResult runKernelIsolated(const ptxgen::Kernel& kernel, const StressParams& pa
     r.status = RunResult::Status::Error;
     r.reason = std::string("bad report from the test process: ") + e.what();
     return r;
+  }
+}
+
+int64_t quietBoundMs(const StressParams& params) { return static_cast<int64_t>(params.launchTimeoutMs) + 30000; }
+
+#ifdef PTXMM_HAVE_CUDA
+void holdPrimaryContext() {
+  if (!api().ok || api().p_cuInit(0) != CUDA_SUCCESS) return;
+  CUdevice dev = 0;
+  CUcontext ctx = nullptr;
+  if (api().p_cuDeviceGet(&dev, 0) == CUDA_SUCCESS) (void)api().p_cuDevicePrimaryCtxRetain(&ctx, dev);
+}
+#else
+void holdPrimaryContext() {}
+#endif
+
+DeviceSession::DeviceSession(Serve serve) : serve_(std::move(serve)) {}
+
+DeviceSession::~DeviceSession() { restart(); }
+
+void DeviceSession::restart() {
+  if (fd_ >= 0) close(fd_);  // the child's read sees EOF and it exits
+  fd_ = -1;
+  if (pid_ > 0) {
+    int status = 0;
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (waitpid(pid_, &status, WNOHANG) == 0 && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    kill(pid_, SIGKILL);  // a hung one (or one still tearing down) is killed
+    waitpid(pid_, &status, 0);
+  }
+  pid_ = -1;
+}
+
+bool DeviceSession::start(std::string& why) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
+    why = std::string("cannot create the session socket: ") + strerror(errno);
+    return false;
+  }
+  fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    why = std::string("cannot fork the device session: ") + strerror(errno);
+    close(sv[0]);
+    close(sv[1]);
+    return false;
+  }
+  if (pid == 0) {  // child: serve requests (one JSON line each) until the parent closes its end
+    close(sv[0]);
+    gProgressFd = sv[1];
+    holdPrimaryContext();
+    FILE* in = fdopen(dup(sv[1]), "r");
+    char* line = nullptr;
+    size_t cap = 0;
+    while (in != nullptr && getline(&line, &cap, in) > 0) {
+      json reply;
+      try {
+        reply = serve_(json::parse(line));
+      } catch (const std::exception& e) {
+        reply = json{{"error", e.what()}};
+      }
+      if (!sendAll(sv[1], reply.dump(-1, ' ', false, json::error_handler_t::replace) + "\n")) break;
+    }
+    _exit(0);
+  }
+  close(sv[1]);
+  pid_ = pid;
+  fd_ = sv[0];
+  ++started_;
+  return true;
+}
+
+std::optional<json> DeviceSession::call(const json& request, int64_t quietMs, std::string& why) {
+  if (pid_ <= 0 && !start(why)) return std::nullopt;
+  if (!sendAll(fd_, request.dump(-1, ' ', false, json::error_handler_t::replace) + "\n")) {
+    why = "the device session process is gone";
+    restart();
+    return std::nullopt;
+  }
+  std::string data;
+  if (!readReply(fd_, quietMs, data)) {
+    why = "watchdog: the device session process did not report within its wall-clock bound (or died) and was killed";
+    restart();
+    return std::nullopt;
+  }
+  try {
+    return json::parse(data);
+  } catch (const std::exception& e) {
+    why = std::string("bad report from the device session process: ") + e.what();
+    restart();
+    return std::nullopt;
   }
 }
 

@@ -158,6 +158,17 @@ uint64_t cellStride(const ptxgen::Kernel& kernel, const StressParams& p) {
   return std::max<uint64_t>(cell, (static_cast<uint64_t>(p.memStride) + cell - 1) / cell * cell);
 }
 
+LaunchGrids launchGrids(const ptxgen::Kernel& kernel, uint64_t columns) {
+  const uint64_t clusterDim = kernel.clustered ? static_cast<uint64_t>(kernel.clusterDim) : 1;
+  const uint64_t primaryRoles =
+      static_cast<uint64_t>(kernel.dependentEntry.empty() ? kernel.roles : kernel.primaryRoles);
+  LaunchGrids g;
+  g.primaryCtas = columns * primaryRoles * clusterDim;
+  g.dependentCtas = columns * (static_cast<uint64_t>(kernel.roles) - primaryRoles) * clusterDim;
+  g.counterWords = static_cast<uint64_t>(kernel.counterWords()) * columns * static_cast<uint64_t>(kernel.slotsPerCta);
+  return g;
+}
+
 uint64_t regionBytes(const ptxgen::Kernel& kernel, uint64_t instances, uint64_t stride) {
   const uint64_t granule = kernel.surfaceMap ? ptxgen::surf::kRegionAlign : 4096;
   return std::max<uint64_t>(1, (instances * stride + granule - 1) / granule) * granule;

@@ -76,6 +76,17 @@ void checkParams(const StressParams& p);
 [[nodiscard]] std::vector<uint32_t> surfaceMap(const std::vector<uint32_t>& layout, uint64_t instances, uint64_t stride,
                                                std::string& error);
 
+/// The grids of one launch of `kernel` with `columns` GPU-cluster columns per role: the CTAs of the
+/// stress kernel (Kernel::entry: the primary grid's roles, every role without a dependent kernel) and of
+/// the dependent kernel (Kernel::dependentEntry, launched after it with programmatic stream
+/// serialization; 0 without one), and the u32 words of the counter buffer (Kernel::counterWords per instance).
+struct LaunchGrids {
+  uint64_t primaryCtas = 0;
+  uint64_t dependentCtas = 0;
+  uint64_t counterWords = 0;
+};
+[[nodiscard]] LaunchGrids launchGrids(const ptxgen::Kernel& kernel, uint64_t columns);
+
 /// Fill one launch's configuration buffer (cfg:: layout). `instances` = columns * slotsPerCta.
 [[nodiscard]] std::vector<uint64_t> buildConfig(const ptxgen::Kernel& kernel, const StressParams& params,
                                                 uint64_t columns, const std::vector<std::vector<int64_t>>& candidates,

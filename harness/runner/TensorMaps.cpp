@@ -99,6 +99,7 @@ nlohmann::json tensorMapsJson(const ptxgen::Kernel& kernel) {
                     {"boxDim", box},
                     {"boxBytes", tm::kBoxBytes},
                     {"versions", spec.versions},
+                    {"sharedSources", spec.sharedSources},
                     {"tensor", spec.tensorLoc >= 0 ? kernel.globals.at(static_cast<size_t>(spec.tensorLoc)).name
                                                    : std::string()}});
   }

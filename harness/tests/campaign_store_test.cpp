@@ -5,7 +5,10 @@
 #include <thread>
 
 #include "campaign/Backend.hpp"
+#include "campaign/Coverage.hpp"
 #include "campaign/Store.hpp"
+#include "campaign/Tune.hpp"
+#include "litmus/Parser.hpp"
 
 using namespace ptxmm::campaign;
 namespace fs = std::filesystem;
@@ -99,4 +102,57 @@ TEST_CASE("the fake backend is deterministic and draws only allowed states", "[c
   auto z = a->run(t, p);
   CHECK(z.result.seconds > x.result.seconds);  // stress costs time
   CHECK_THROWS_WITH(fakeSpec("bogus=1"), Catch::Contains("bad item 'bogus=1'"));
+}
+
+TEST_CASE("a mutant the device cannot run is not killable: the score counts it apart", "[campaign]") {
+  TempDb db;
+  Store s(db.path.string());
+  auto mutant = [&](const std::string& name, const std::string& cls) {
+    TestRow m = mp();
+    m.kind = "mutant";
+    m.name = name;
+    m.text = "PTX " + name + "\n";
+    m.mclass = cls;
+    m.mutation = "remove";
+    return s.addTest(m);
+  };
+  const int64_t killedOne = mutant("killed", "generic-proxy"), survivor = mutant("survivor", "generic-proxy"),
+                refused = mutant("refused", "async-proxy");
+  const int64_t c = s.addConfig(nlohmann::json{{"seed", 1}}, "tune-default");
+  auto finishRun = [&](int64_t test, const std::string& status, int64_t seen) {
+    const int64_t id = s.addRun(test, c, 1000, "tune");
+    REQUIRE(s.claimRun(id, "w", 60));
+    RunRow r = *s.run(id);
+    r.status = status;
+    r.targetSeen = seen;
+    r.seconds = 0.5;
+    r.finished = now();
+    REQUIRE(s.finish(r));
+  };
+  finishRun(killedOne, "ok", 7);
+  finishRun(survivor, "ok", 0);
+  finishRun(refused, "skipped", 0);
+  const ConfigScore sc = scoreOf(s, c);
+  CHECK(sc.killable == 2);
+  CHECK(sc.killed == 1);
+  CHECK(sc.score() == 0.5);
+  CHECK(sc.notRunnable.at("async-proxy") == 1);
+  CHECK(sc.byClass.count("async-proxy") == 0);
+  CHECK(sc.byClass.at("generic-proxy").killable == 2);
+}
+
+TEST_CASE("an unseen state of a test whose threads share one CTA is put down to the one SM", "[campaign]") {
+  auto reason = [](const std::string& placement1) {
+    const std::string text = "PTX MP\n{ x = 0; y = 0; }\n P0@cta 0,gpu 0 | P1@" + placement1 +
+                             " ;\n st.weak x, 1 | ld.weak r0, y ;\n st.weak y, 1 | ld.weak r1, x ;\n"
+                             "exists (1:r0 == 1 /\\ 1:r1 == 0)\n";
+    auto test = ptxmm::litmus::parseTest(text, "MP.litmus");
+    ptxmm::ptx::Scope narrow{}, wide{};
+    return staticReason(test, "1:r0=1; 1:r1=0;", narrow, wide);
+  };
+  const UnseenState same = reason("cta 0,gpu 0");
+  CHECK(same.category == kOneCta);
+  CHECK(same.evidence == "all 2 threads in CTA 0");
+  CHECK(reason("cta 1,gpu 0").category.empty());  // different CTAs: no reason from the test alone
+  CHECK(reason("cta 1,gpu 1").category == kPlacement);
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "CliTestSupport.hpp"
+#include "campaign/Store.hpp"
 #include "litmus/Parser.hpp"
 #include "litmus/Printer.hpp"
 #include "report/HwReport.hpp"
@@ -401,4 +402,23 @@ TEST_CASE("check --json feeds the hardware runner's model states: decided tests 
   const auto& ms = table.at(ptxmm::litmus::testHash(parsed));
   CHECK(ms.allowed.count("1:r0=1; 1:r1=0;") == 1);  // relaxed MP: the weak outcome is allowed
   CHECK(ms.allowed.size() == 4);
+}
+
+TEST_CASE("a test whose states are cut at the unrolling bound gives no model states to compare with", "[cli][report]") {
+  // The loop runs 5 times; unrolled twice, its only final state is x=3, and the H100 sees x=5: that
+  // state is beyond the bound, not forbidden.
+  cli_test::Scratch s("model-states-cut");
+  auto run = s.ptxmm("check --json --engine smt litmus/liveness/counter-loop-bounded.litmus");
+  REQUIRE(run.out.find("\"cut\"") != std::string::npos);
+  std::istringstream in(run.out);
+  CHECK(ptxmm::report::readModelStates(in).empty());
+  const std::string db = (s.dir / "cut.db").string();
+  REQUIRE(
+      s.ptxmm("campaign run --db " + db + " --plan-only --iterations 1000 litmus/liveness/counter-loop-bounded.litmus")
+          .rc == 0);
+  ptxmm::campaign::Store store(db);
+  const auto tests = store.tests("test");
+  REQUIRE(tests.size() == 1);
+  CHECK_FALSE(tests.front().allowed.has_value());
+  CHECK(tests.front().modelError.find("cut at the loop-unrolling bound") != std::string::npos);
 }

@@ -37,6 +37,14 @@ void assembles(const std::string& text, const std::string& arch = "", int bankCo
   CHECK(r.ok);
 }
 
+/// The sm_90a kernel of `text` (read as file `file`), which must assemble.
+ptxgen::Kernel assembledFor90(const std::string& text, const std::string& file) {
+  assembles(text, "sm_90a");
+  ptxgen::GenOptions o;
+  o.arch = "sm_90a";
+  return ptxgen::generate(litmus::parseTest(text, file), o);
+}
+
 /// The reasons a suite test cannot run on hardware, from its own text (independent of the generator):
 /// a proxy fence of the mixed-proxy model (no PTX encoding), a constant-proxy read; empty if it can.
 std::set<std::string> expectedSkips(const litmus::Test& t) {
@@ -46,17 +54,7 @@ std::set<std::string> expectedSkips(const litmus::Test& t) {
       if (!st.instr) continue;
       if (st.instr->op == ptx::OpId::FenceProxyKind && !st.instr->hasFlag("alias")) reasons.insert("no PTX encoding");
       if (st.instr->op == ptx::OpId::Cold) reasons.insert("constant proxy (ld.const)");
-      if (st.instr->op == ptx::OpId::TensormapCpFenceproxy)
-        for (const auto& th2 : t.threads)
-          for (const auto& st2 : th2.code)
-            if (st2.instr && st2.instr->op == ptx::OpId::CpAsyncBulkTensor)
-              reasons.insert("tensormap.cp_fenceproxy writes a descriptor from shared memory");
       if (st.instr->dialect) reasons.insert("a Dat3M form with no PTX counterpart");
-      if (st.instr->op == ptx::OpId::GriddepLaunch || st.instr->op == ptx::OpId::GriddepWait)
-        reasons.insert("a programmatic dependent launch needs a primary and a dependent kernel");
-      if (st.instr->op == ptx::OpId::Mapa && st.instr->operands.size() == 3 &&
-          st.instr->operands[2].kind != litmus::Operand::Kind::Imm)
-        reasons.insert("needs the CTA rank of `mapa` as an integer");
       if (st.instr->op == ptx::OpId::BarSync || st.instr->op == ptx::OpId::BarArrive)
         for (const auto& o : st.instr->operands)
           if (o.kind != litmus::Operand::Kind::Imm) reasons.insert("a register barrier id or thread count");
@@ -302,8 +300,8 @@ exists (1:r0 == 0))";
   CHECK(k.ptx.find("mapa.u64 ") != std::string::npos);
 }
 
-TEST_CASE("griddepcontrol and a register mapa rank are refused by the generator with the reason", "[ptxgen][warp]") {
-  auto gdc = litmus::parseTest(R"(PTX GDC
+TEST_CASE("griddepcontrol: the grid-1 threads run in a dependent kernel of the same module", "[ptxgen][ptxas][warp]") {
+  const std::string text = R"(PTX GDC
 { data = 0; }
 P0@cta 0:
     st.relaxed.gpu.global.u32 [data], 7;
@@ -311,23 +309,123 @@ P0@cta 0:
 P1@cta 2,grid 1:
     griddepcontrol.wait;
     ld.relaxed.gpu.global.u32 r1, [data];
-exists (1:r1 == 0))",
-                               "gdc.litmus");
+exists (1:r1 == 0))";
+  const auto k = assembledFor90(text, "gdc.litmus");
   ptxgen::GenOptions o;
   o.arch = "sm_90a";
-  CHECK_THROWS_WITH(ptxgen::generate(gdc, o),
-                    Catch::Contains("gdc.litmus:5:5") && Catch::Contains("programmatic dependent launch"));
-  auto rank = litmus::parseTest(R"(PTX MAPA
-{ .shared x = 0; }
+  CHECK(k.notRunnable.empty());
+  CHECK(k.entry == "ptxmm_test");
+  CHECK(k.dependentEntry == "ptxmm_dependent");
+  CHECK(k.roles == 2);
+  CHECK(k.primaryRoles == 1);
+  CHECK(k.slotsPerCta == 1);  // one instance per CTA: a CTA's first launch_dependents triggers it
+  CHECK(k.counterWords() == 3);
+  REQUIRE(k.ptx.find(".visible .entry ptxmm_dependent(") != std::string::npos);
+  const size_t dep = k.ptx.find("// The stress kernel of the dependent grid");
+  REQUIRE(dep != std::string::npos);
+  const std::string primary = k.ptx.substr(0, dep), dependent = k.ptx.substr(dep);
+  // The primary kernel runs P0 (role 0) and launches its dependents; the dependent kernel runs P1 (role 1),
+  // waits in its code and again before its epilogue, and aligns its threads on its own start counter.
+  CHECK(primary.find("$T0:") != std::string::npos);
+  CHECK(primary.find("$T1:") == std::string::npos);
+  CHECK(primary.find("  griddepcontrol.launch_dependents;\n") != std::string::npos);
+  CHECK(primary.find("griddepcontrol.wait") == std::string::npos);
+  CHECK(dependent.find("$T1:") != std::string::npos);
+  CHECK(dependent.find("$T0:") == std::string::npos);
+  CHECK(dependent.find("rem.u32 %role, %gcl, 1;\n  div.u32 %qraw, %gcl, 1;\n  add.u32 %role, %role, 1;") !=
+        std::string::npos);
+  CHECK(dependent.find("  griddepcontrol.wait;\n  ld.relaxed.gpu.global.u32") != std::string::npos);
+  CHECK(dependent.find("$EPI:\n  griddepcontrol.wait;") != std::string::npos);
+  CHECK(dependent.find("add.u64 %rd1, %inst, %N;\n  add.u64 %rd1, %rd1, %N;") != std::string::npos);
+  CHECK(primary.find("shl.b64 %rd1, %inst, 2;\n  add.u64 %rd1, %rd1, %ctr;") != std::string::npos);
+  // Each kernel's start barrier waits for its own grid's litmus threads only (one each here).
+  CHECK(primary.find("setp.ge.u32 %p1, %r1, 1;") != std::string::npos);
+  CHECK(dependent.find("setp.ge.u32 %p1, %r1, 1;") != std::string::npos);
+  // The done counter waits for both grids' threads.
+  CHECK(dependent.find("setp.ne.u32 %p1, %r1, 1;\n  @%p1 bra $EXIT;") != std::string::npos);
+
+  // Threads of grid 0 only: one kernel, launch_dependents as spelled (no dependent: no effect).
+  auto alone = litmus::parseTest(R"(PTX GDC1
+{ data = 0; }
+P0@cta 0:
+    st.relaxed.gpu.global.u32 [data], 7;
+    griddepcontrol.launch_dependents;
+    griddepcontrol.wait;
+P1@cta 1:
+    ld.relaxed.gpu.global.u32 r1, [data];
+exists (1:r1 == 0))",
+                                 "gdc1.litmus");
+  auto k1 = ptxgen::generate(alone, o);
+  CHECK(k1.dependentEntry.empty());
+  CHECK(k1.counterWords() == 2);
+  CHECK(k1.slotsPerCta > 1);
+  CHECK(k1.ptx.find("griddepcontrol.launch_dependents;") != std::string::npos);
+
+  // A named barrier counts whole warps, not one lane per litmus thread: refused at the barrier.
+  const std::string bar = R"(PTX GDC-BAR
+{ data = 0; }
+P0@cta 0:
+    st.relaxed.gpu.global.u32 [data], 7;
+    bar.sync 0;
+    griddepcontrol.launch_dependents;
+P1@cta 0:
+    bar.sync 0;
+P2@cta 2,grid 1:
+    ld.relaxed.gpu.global.u32 r1, [data];
+exists (2:r1 == 0))";
+  CHECK_THROWS_WITH(ptxgen::generate(litmus::parseTest(bar, "bar.litmus"), o),
+                    Catch::Contains("bar.litmus:5:5") && Catch::Contains("in a test with a dependent grid"));
+}
+
+TEST_CASE("mapa with a register CTA rank: the run-time address names the peer's copy", "[ptxgen][ptxas][warp]") {
+  const std::string text = R"(PTX MAPA
+{ .shared x = 0; .shared y = 0; }
 P0@cta 0,cluster 0:
     mov.u32 r5, %cluster_ctarank;
+    xor.b32 r5, r5, 1;
     mapa.shared::cluster.u32 r1, x, r5;
+    st.shared::cluster.u32 [r1+4], 1;
+    mapa.u64 r2, y, r5;
+    ld.relaxed.cluster.u32 r3, [r2];
+P1@cta 1,cluster 0:
+    ld.shared::cta.u32 r0, [x];
+exists (1:r0 == 0))";
+  const auto k = assembledFor90(text, "mapa.litmus");
+  ptxgen::GenOptions o;
+  o.arch = "sm_90a";
+  CHECK(k.clustered);
+  // The rank is the register's value; accesses through the destination use its value as the address.
+  CHECK(
+      k.ptx.find("cvt.u32.u64 %x0, %v0_r5;\n  mapa.shared::cluster.u32 %x5, %sa0, %x0;\n  cvt.u64.u32 %v0_r1, %x5;") !=
+      std::string::npos);
+  CHECK(k.ptx.find("cvt.u32.u64 %dm0_r1, %v0_r1;\n  st.weak.shared::cluster.u32 [%dm0_r1+4], 1;") != std::string::npos);
+  CHECK(k.ptx.find("mapa.u64 %v0_r2, %y5, %x0;") != std::string::npos);
+  CHECK(k.ptx.find("ld.relaxed.cluster.u32 %x7, [%v0_r2];") != std::string::npos);
+  // A special-register rank is known to the kernel: the static mapping of the prologue, as for an integer.
+  auto special = litmus::parseTest(R"(PTX MAPA-S
+{ .shared x = 0; }
+P0@cta 0,cluster 0:
+    mapa.shared::cluster.u32 r1, x, %cluster_ctarank;
     st.shared::cluster.u32 [r1], 1;
 P1@cta 1,cluster 0:
     ld.shared::cta.u32 r0, [x];
 exists (1:r0 == 0))",
-                                "mapa.litmus");
-  CHECK_THROWS_WITH(ptxgen::generate(rank, o), Catch::Contains("mapa.litmus:5:37") && Catch::Contains("integer"));
+                                   "mapa-s.litmus");
+  auto ks = ptxgen::generate(special, o);
+  CHECK(ks.ptx.find("st.weak.shared::cluster.u32 [%sa0], 1;") != std::string::npos);
+  // A .shared::cluster address accessed in another state space is refused at the access.
+  auto wrong = litmus::parseTest(R"(PTX MAPA-W
+{ .shared x = 0; }
+P0@cta 0,cluster 0:
+    mov.u32 r5, 1;
+    mapa.shared::cluster.u32 r1, x, r5;
+    st.shared::cta.u32 [r1], 1;
+P1@cta 1,cluster 0:
+    ld.shared::cta.u32 r0, [x];
+exists (1:r0 == 0))",
+                                 "mapa-w.litmus");
+  CHECK_THROWS_WITH(ptxgen::generate(wrong, o),
+                    Catch::Contains("mapa-w.litmus:6:24") && Catch::Contains(".shared::cluster address"));
 }
 
 TEST_CASE("tensor-map updates and tensormap proxy fences assemble for sm_90a", "[ptxgen][ptxas][tensormap]") {
@@ -505,7 +603,8 @@ TEST_CASE("every suite test that parses and can run on hardware assembles", "[pt
   for (const auto& e : fs::recursive_directory_iterator(root))
     if (e.path().extension() == ".litmus") files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
-  int parsed = 0, assembled = 0, assembledBank = 0, aliasRun = 0, aliasSurface = 0, aliasTexture = 0, tensor = 0;
+  int parsed = 0, assembled = 0, assembledBank = 0, aliasRun = 0, aliasSurface = 0, aliasTexture = 0, tensor = 0,
+      dependent = 0;
   std::map<std::string, int> skipped;  // expected reason -> tests
   std::vector<std::string> failures;
   for (const auto& f : files) {
@@ -546,6 +645,13 @@ TEST_CASE("every suite test that parses and can run on hardware assembles", "[pt
       aliasSurface += sur ? 1 : 0;
       aliasTexture += tex ? 1 : 0;
     }
+    // Threads in both grids: a primary and a dependent kernel (programmatic dependent launch).
+    bool grid0 = false, grid1 = false;
+    for (const auto& th : test.threads) (th.where.grid > 0 ? grid1 : grid0) = true;
+    if ((grid0 && grid1) != !k.dependentEntry.empty() ||
+        (grid0 && grid1 && k.ptx.find(".visible .entry ptxmm_dependent(") == std::string::npos))
+      failures.push_back(f + ": threads in both grids need a dependent kernel, and only they");
+    dependent += grid0 && grid1 ? 1 : 0;
     // A tensor copy reads a map the runner encodes: the kernel describes it (Kernel::tensorMaps).
     if (uses(test, ptx::OpId::CpAsyncBulkTensor)) {
       ++tensor;
@@ -570,7 +676,7 @@ TEST_CASE("every suite test that parses and can run on hardware assembles", "[pt
   std::cout << "ptxgen suite: " << files.size() << " files, " << parsed << " parse, " << assembled << " assemble ("
             << assembledBank << " also with bank-conflict lanes; " << aliasRun
             << " with surface/texture/constant aliases: " << aliasSurface << " use a surface, " << aliasTexture
-            << " a texture; " << tensor << " with tensor copies)";
+            << " a texture; " << tensor << " with tensor copies; " << dependent << " with a dependent kernel)";
   for (const auto& [why, n] : skipped) std::cout << ", " << n << " skipped: " << why;
   std::cout << ", " << failures.size() << " failures\n";
   for (const auto& f : failures) std::cout << "  FAIL " << f << "\n";
@@ -580,6 +686,7 @@ TEST_CASE("every suite test that parses and can run on hardware assembles", "[pt
   CHECK(aliasSurface > 0);
   CHECK(aliasTexture > 0);
   CHECK(tensor > 0);
+  CHECK(dependent > 0);
 }
 
 namespace {

@@ -120,10 +120,7 @@ Instr instrOf(const ptx::OpInfo& op, bool withOptional, bool registerValues, std
 }
 
 /// Rows that have no stress-kernel form at all.
-bool alwaysRefused(OpId op) {
-  return op == OpId::Cold || op == OpId::Suatom || op == OpId::Sured || op == OpId::GriddepLaunch ||
-         op == OpId::GriddepWait;  // one kernel: no dependent launch
-}
+bool alwaysRefused(OpId op) { return op == OpId::Cold || op == OpId::Suatom || op == OpId::Sured; }
 
 /// Text that the form of `op` contains: the mnemonic, except where the kernel writes another instruction.
 std::string expectedText(const ptx::OpInfo& op) {

@@ -228,6 +228,73 @@ exists (X == 1)
   CHECK_THROWS_WITH(ptxgen::generate(shared), Catch::Contains("S.litmus:4:") && Catch::Contains(".global space"));
 }
 
+TEST_CASE("tensor maps: tensormap.cp_fenceproxy copies a shared descriptor that the prologue fills",
+          "[ptxgen][tensormap]") {
+  // B06's shape: P0 installs version 2 in its shared descriptor S and copies it into tmap (version 1 at
+  // first); P1 loads through tmap, so its copy delivers the version the TMA used.
+  const std::string text = R"(PTX CPF
+{ .global tmap = 1; .global flag = 0; .shared S = 0; .shared X = 0; .mbarrier bar = 1 }
+P0@cta 0,cluster 0,gpu 0:
+    tensormap.replace.tile.global_address.shared::cta.b1024.b64 [S], 2;
+    tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.cluster.sync.aligned [tmap], [S], 128;
+    st.release.cluster.global.u32 [flag], 1;
+P1@cta 1,cluster 0,gpu 0:
+    ld.acquire.cluster.global.u32 r0, [flag];
+    fence.proxy.tensormap::generic.acquire.cluster [tmap], 128;
+    mbarrier.arrive.expect_tx.shared::cta.b64 state, [bar], 16;
+    cp.async.bulk.tensor.1d.shared::cta.global.tile.mbarrier::complete_tx::bytes [X], [tmap, {0}], [bar];
+w0:
+    mbarrier.try_wait.parity.shared::cta.b64 p, [bar], 0;
+    @!p bra w0;
+    ld.shared::cta.u32 r1, [X];
+exists (1:r0 == 1 /\ 1:r1 == 1)
+)";
+  auto k = ptxgen::generate(litmus::parseTest(text, "CPF.litmus"));
+  CHECK(k.notRunnable.empty());
+  REQUIRE(k.tensorMaps.size() == 1);
+  const auto& spec = k.tensorMaps[0];
+  // The map's initial version, S's initial version (its cells' first map), the version installed in S.
+  CHECK(spec.versions == std::vector<int64_t>{1, 0, 2});
+  CHECK(spec.sharedSources == std::vector<std::string>{"S"});
+  CHECK(k.tensorSlots == 3);
+  // Prologue: every slot's cell of S gets the encoded map of version 0 from the record of its instance's
+  // cell of tmap (the same record as the thread's %tr0), before the CTA/cluster barrier.
+  const size_t init = k.ptx.find("// 'S' starts with the CUtensorMap of version 0 of 'tmap'");
+  REQUIRE(init != std::string::npos);
+  CHECK(init < k.ptx.find("barrier.cluster.arrive.release;\n  barrier.cluster.wait.acquire;\n  setp.ge.u32"));
+  CHECK(contains(k.ptx,
+                 "rem.u64 %rd5, %rd5, %N;\n  mad.lo.u64 %rd5, %rd5, 512, %tbuf;\n"
+                 "  ld.v2.u64 {%rd12, %rd13}, [%rd5+128];\n  st.shared::cta.v2.u64 [%r2+0], {%rd12, %rd13};"));
+  CHECK(contains(k.ptx, "ld.v2.u64 {%rd12, %rd13}, [%rd5+240];\n  st.shared::cta.v2.u64 [%r2+112], {%rd12, %rd13};"));
+  // P0: version 2 is the address of its box (slot 2) in the instance's record; the warp's 32 instances
+  // reconverge before the .aligned copy into tmap's cell.
+  CHECK(contains(k.ptx, "mad.lo.u64 %tr0, %y5, 512, %tbuf;"));
+  CHECK(contains(k.ptx,
+                 "add.u64 %y6, %tr0, 416;\n  tensormap.replace.tile.global_address.shared::cta.b1024.b64 "
+                 "[%sa0], %y6;\n  bar.warp.sync -1;"));
+  CHECK(contains(k.ptx,
+                 "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.cluster.sync.aligned "
+                 "[%ga0], [%sa0], 128;"));
+  CHECK(contains(k.ptx, ".shared .align 128 .b8 smem["));
+
+  // The shared descriptor's other uses have no device form.
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    t.replace(t.find(from), from.size(), to);
+    return litmus::parseTest(t, "CPF.litmus");
+  };
+  CHECK_THROWS_WITH(
+      ptxgen::generate(with("    st.release.cluster.global.u32 [flag], 1;\n",
+                            "    st.release.cluster.global.u32 [flag], 1;\n    ld.shared::cta.u32 r2, [S];\n")),
+      Catch::Contains("CPF.litmus:7:") && Catch::Contains("only tensormap.replace.tile.global_address"));
+  CHECK_THROWS_WITH(ptxgen::generate(with("[S], 2;", "[S], r3;")),
+                    Catch::Contains("CPF.litmus:4:") && Catch::Contains("the version must be an integer"));
+  CHECK_THROWS_WITH(ptxgen::generate(with("[tmap], [S], 128;", "[tmap], [S+16], 128;")),
+                    Catch::Contains("CPF.litmus:5:") && Catch::Contains("its source must name a shared variable"));
+  CHECK_THROWS_WITH(ptxgen::generate(with("exists (1:r0 == 1 /\\ 1:r1 == 1)", "exists (S == 2)")),
+                    Catch::Contains("not the model's descriptor versions"));
+}
+
 TEST_CASE("tensor maps: a tensor store or reduction writes through a map encoded over <map>_tensor",
           "[ptxgen][tensormap]") {
   auto test = litmus::parseTest(R"(PTX TS

@@ -507,3 +507,83 @@ exists (0:r0 == 0)
   CHECK(runner::checkEncodeArgs(runner::encodeArgs(spec, runner::mapTarget(k, spec, 0, 5, 1 << 24, layout))).empty());
   CHECK(runner::tensorMapsJson(k)[0]["tensor"] == "tmap_tensor");
 }
+
+TEST_CASE("programmatic dependent launch: the two grids of a launch and their counters", "[runner][warp]") {
+  // Grid 0: a cluster of two CTAs and a lone CTA; grid 1: one CTA.
+  auto test = litmus::parseTest(R"(PTX GDC
+{ x = 0; }
+P0@cta 0,cluster 0:
+    st.relaxed.gpu.global.u32 [x], 1;
+    griddepcontrol.launch_dependents;
+P1@cta 1,cluster 0:
+    ld.relaxed.gpu.global.u32 r0, [x];
+P2@cta 2,cluster 2:
+    ld.relaxed.gpu.global.u32 r0, [x];
+P3@cta 3,cluster 3,grid 1:
+    griddepcontrol.wait;
+    ld.relaxed.gpu.global.u32 r0, [x];
+exists (3:r0 == 0)
+)",
+                                "GDC.litmus");
+  auto k = ptxgen::generate(test);
+  REQUIRE(k.dependentEntry == "ptxmm_dependent");
+  REQUIRE(k.roles == 3);
+  REQUIRE(k.primaryRoles == 2);
+  REQUIRE(k.clustered);
+  REQUIRE(k.clusterDim == 2);
+  REQUIRE(k.slotsPerCta == 1);
+  const uint64_t columns = 7;
+  const auto g = runner::launchGrids(k, columns);
+  CHECK(g.primaryCtas == columns * 2 * 2);    // two roles, clusters of two CTAs
+  CHECK(g.dependentCtas == columns * 1 * 2);  // one role (same cluster shape)
+  CHECK(g.counterWords == 3 * columns);       // start, done, dependent start per instance
+  // Each kernel's GPU clusters cover each of its roles' columns exactly once (role = base + gcl % count).
+  for (int grid = 0; grid < 2; ++grid) {
+    const uint64_t base = grid == 0 ? 0 : static_cast<uint64_t>(k.primaryRoles);
+    const uint64_t count = grid == 0 ? static_cast<uint64_t>(k.primaryRoles) : k.roles - base;
+    std::set<std::pair<uint64_t, uint64_t>> seen;
+    for (uint64_t gcl = 0; gcl < (grid == 0 ? g.primaryCtas : g.dependentCtas) / 2; ++gcl)
+      seen.insert({base + gcl % count, gcl / count});
+    CHECK(seen.size() == count * columns);
+    for (const auto& [role, q] : seen) CHECK(q < columns);
+  }
+  // Without a dependent grid: one kernel, every role, two counters per instance.
+  auto mp = ptxgen::generate(litmus::parseTest(kMP, "MP.litmus"));
+  const auto g1 = runner::launchGrids(mp, columns);
+  CHECK(mp.dependentEntry.empty());
+  CHECK(g1.primaryCtas == columns * 2);
+  CHECK(g1.dependentCtas == 0);
+  CHECK(g1.counterWords == 2 * columns * static_cast<uint64_t>(mp.slotsPerCta));
+}
+
+TEST_CASE("tensor maps: the shared source of tensormap.cp_fenceproxy has its own version's map and box",
+          "[runner][tensormap]") {
+  auto test = litmus::parseTest(R"(PTX CPF
+{ .global tmap = 1; .shared S = 0; .shared X = 0; .mbarrier bar = 1 }
+P0@cta 0,cluster 0,gpu 0:
+    tensormap.replace.tile.global_address.shared::cta.b1024.b64 [S], 2;
+    tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.cta.sync.aligned [tmap], [S], 128;
+    fence.proxy.tensormap::generic.acquire.cta [tmap], 128;
+    mbarrier.arrive.expect_tx.shared::cta.b64 state, [bar], 16;
+    cp.async.bulk.tensor.1d.shared::cta.global.tile.mbarrier::complete_tx::bytes [X], [tmap, {0}], [bar];
+exists (X == 1)
+)",
+                                "CPF.litmus");
+  auto k = ptxgen::generate(test);
+  REQUIRE(k.tensorMaps.size() == 1);
+  REQUIRE(k.tensorMaps[0].versions == std::vector<int64_t>{1, 0, 2});
+  const uint64_t rec = ptxgen::tmap::recordBytes(k.tensorSlots);
+  const auto image = runner::tensorBufferImage(k, 3);
+  auto word = [&](uint64_t at) {
+    uint64_t v = 0;
+    for (int b = 7; b >= 0; --b) v = v << 8 | image[at + static_cast<uint64_t>(b)];
+    return v;
+  };
+  for (uint64_t c = 0; c < 3; ++c)
+    for (int slot = 0; slot < 3; ++slot) {
+      CHECK(word(c * rec + ptxgen::tmap::boxOffset(3, slot)) == static_cast<uint64_t>(k.tensorMaps[0].versions[slot]));
+      CHECK(runner::checkEncodeArgs(runner::encodeArgs(k.tensorMaps[0], runner::boxAddress(k, 1 << 20, c, slot)))
+                .empty());
+    }
+  CHECK(runner::tensorMapsJson(k)[0]["sharedSources"] == nlohmann::json::array({"S"}));
+}

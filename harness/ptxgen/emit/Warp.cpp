@@ -53,21 +53,19 @@ constexpr OpEmitter kWarpSync[] = {{OpId::BarWarpSync, emitBarWarpSync}, {OpId::
 static_assert(coversFamily(kWarpSync, OpFamily::WarpSync),
               "every WarpSync row of PtxOps.def needs its emitter in kWarpSync");
 
-/// griddepcontrol needs two kernels of one stream, the second launched with programmatic stream
-/// serialization; the stress kernel is one kernel, so such tests are refused with the reason.
-void refuseGridDep(Writer& w) {
-  throw DiagnosticError(w.in.src,
-                        std::string(ptx::opInfo(w.in.op).mnemonic) +
-                            ": a programmatic dependent launch needs a primary and a dependent kernel in one stream "
-                            "(cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION); the stress "
-                            "kernel is a single kernel and the runner launches one (PTX ISA 9.2 §9.7.13.13)");
-}
+/// griddepcontrol.launch_dependents / .wait as spelled (PTX ISA 9.2 §9.7.13.13). The threads of `grid 1` run
+/// in the dependent kernel (Kernel::dependentEntry), which the runner launches after the primary kernel
+/// with programmatic stream serialization: launch_dependents in the primary kernel lets it be scheduled
+/// (one instance per CTA, Generator.cpp), wait in it waits for the primary grid's completion and memory.
+/// In a kernel without a dependent, launch_dependents has no effect and wait returns at once.
+void emitGridDepOp(Writer& w) { w.bare(); }
 
-constexpr OpEmitter kGridDep[] = {{OpId::GriddepLaunch, refuseGridDep}, {OpId::GriddepWait, refuseGridDep}};
+constexpr OpEmitter kGridDep[] = {{OpId::GriddepLaunch, emitGridDepOp}, {OpId::GriddepWait, emitGridDepOp}};
 static_assert(coversFamily(kGridDep, OpFamily::GridDep), "every GridDep row of PtxOps.def needs its emitter");
 
-/// `mapa d, a, b`: the real instruction on the instance's own copy of a's variable; later accesses through
-/// d use the generator's static mapping (Generator::mapaAddresses), the same address.
+/// `mapa d, a, b`: the real instruction on the instance's own copy of a's variable, with the rank's value at
+/// run time. Later accesses through d use the generator's static mapping (the same address) when the rank is
+/// an integer or a special register, and d's value itself when it is a register (Generator::mapaAddresses).
 void emitMapaOp(Writer& w) {
   w.need(3);
   const auto& ops = w.in.operands;
