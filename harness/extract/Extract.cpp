@@ -526,14 +526,12 @@ class Thread {
         Base::K kind = v.space == "shared" ? Base::K::Shared : v.space == "local" ? Base::K::Local : Base::K::Global;
         return Val::addr(k_.addBase(kind, v.name, v.size), off);
       }
-    for (auto* f = &stack_.back(); f != nullptr; f = nullptr) {
-      int idx = stack_.size() == 1 ? paramIndex(sym) : -1;
-      if (idx >= 0) {
-        const PtxParam& p = k_.fn.params[idx];
-        if (p.size == 128 || (p.size > 8 && p.align >= 64))
-          return Val::addr(k_.addBase(Base::K::TensorMap, p.name, p.size), off);
-        return Val::addr(k_.addBase(Base::K::Param, p.name, p.size), off);
-      }
+    // A kernel parameter's name (in the kernel's own frame): a 128-byte or 64-aligned object is a tensor map.
+    if (int idx = stack_.size() == 1 ? paramIndex(sym) : -1; idx >= 0) {
+      const PtxParam& p = k_.fn.params[static_cast<size_t>(idx)];
+      if (p.size == 128 || (p.size > 8 && p.align >= 64))
+        return Val::addr(k_.addBase(Base::K::TensorMap, p.name, p.size), off);
+      return Val::addr(k_.addBase(Base::K::Param, p.name, p.size), off);
     }
     if (fr.params.count(sym) ||
         std::find(fr.fn->callParams.begin(), fr.fn->callParams.end(), sym) != fr.fn->callParams.end())
