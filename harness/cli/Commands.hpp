@@ -29,5 +29,7 @@ void addFencesCommand(CLI::App& app, int& exitCode);
 [[nodiscard]] report::ModelOracle checkerOracle(const std::string& model, std::string& error);
 /// Registers `ptxmm campaign` (hardware campaigns on a store, cli/CampaignCmd.cpp and CampaignCli.cpp).
 void addCampaignCommand(CLI::App& app, int& exitCode);
+/// Registers `ptxmm extract` and `ptxmm check-kernel` (PTX kernels → litmus tests, cli/KernelCmd.cpp).
+void addKernelCommands(CLI::App& app, int& exitCode);
 
 }  // namespace ptxmm::cli

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   ptxmm::cli::addRunCommand(app, exitCode);
   ptxmm::cli::addFencesCommand(app, exitCode);
   ptxmm::cli::addCampaignCommand(app, exitCode);
+  ptxmm::cli::addKernelCommands(app, exitCode);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
