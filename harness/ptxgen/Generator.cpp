@@ -1474,8 +1474,9 @@ class Generator {
     for (const auto& st : th.code)
       if (st.instr && tensorOp(st.instr->op))
         if (const Operand* m = tensorMapOperand(*st.instr)) copiedMaps.insert(locs_.at(m->loc.name).index);
-    for (int l : copiedMaps)
-      o() << "  cvta.global.u64 %y6, %ga" << l << ";\n  fence.proxy.tensormap::generic.acquire.gpu [%y6], 128;\n";
+    if (opt_.mapAcquireAtStart)
+      for (int l : copiedMaps)
+        o() << "  cvta.global.u64 %y6, %ga" << l << ";\n  fence.proxy.tensormap::generic.acquire.gpu [%y6], 128;\n";
     for (int l : sharedUsed)
       o() << "  mad.lo.u32 %sa" << l << ", %rawSlot, " << sharedCell_ << ", %sbase;\n  add.u32 %sa" << l << ", %sa" << l
           << ", " << l * slots_ * sharedCell_ << ";\n";

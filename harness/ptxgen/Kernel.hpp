@@ -23,6 +23,9 @@ struct GenOptions {
   /// (the stress warps) hammer shared-memory rows in the banks of the test's shared locations instead
   /// of running the memory-stress loop. Needs a shared location in the test (else nothing is generated).
   int bankConflictLanes = 0;
+  /// A thread that copies through a tensor map acquires the maps ptxmm_init wrote at its start (off:
+  /// a diagnostic of whether the kernel boundary alone makes them visible to the tensormap proxy).
+  bool mapAcquireAtStart = true;
 };
 
 /// Where the value of an observed term comes from on the device.

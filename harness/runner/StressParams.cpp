@@ -150,6 +150,7 @@ ptxgen::GenOptions kernelShape(const StressParams& p, const std::string& arch) {
   g.groupsPerBlock = p.groupsPerBlock;
   g.stressWarpsPerBlock = p.stressWarpsPerBlock;
   g.bankConflictLanes = p.bankConflictLanes;
+  g.mapAcquireAtStart = p.mapAcquireAtStart != 0;
   return g;
 }
 
