@@ -202,23 +202,14 @@ std::string opcodeOf(const std::string& instr) {
   return w;
 }
 
-/// The location of the first `[...]` operand of a litmus instruction ("" if none): what it accesses.
-std::string firstOperand(const std::string& text) {
-  auto open = text.find('[');
+/// The location of the first (`last` false) or last `[...]` operand of a litmus instruction ("" if none): what a
+/// load or store accesses, a copy's destination; the mbarrier an async copy or a try_cancel completes on.
+std::string operandLocation(const std::string& text, bool last) {
+  auto open = last ? text.rfind('[') : text.find('[');
   auto close = text.find(']', open == std::string::npos ? 0 : open);
   if (open == std::string::npos || close == std::string::npos) return "";
   std::string loc = text.substr(open + 1, close - open - 1);
   return loc.substr(0, loc.find_first_of("+ ,"));
-}
-
-/// The location of the last `[...]` operand of a litmus instruction ("" if none): the mbarrier an async copy
-/// or a try_cancel completes on.
-std::string lastOperand(const std::string& text) {
-  auto open = text.rfind('[');
-  auto close = text.find(']', open == std::string::npos ? 0 : open);
-  if (open == std::string::npos || close == std::string::npos) return "";
-  std::string loc = text.substr(open + 1, close - open - 1);
-  return loc.substr(0, loc.find_first_of("+ "));
 }
 
 /// The search of check-kernel's repairs, cheapest first (the costs of Repair.hpp): a proxy fence after a finding's
@@ -428,7 +419,7 @@ class KernelRepairSearch {
     std::map<std::string, std::string> completesOn;  // destination location → mbarrier
     for (int l = 1; l <= static_cast<int>(base_.size()); ++l)
       if (thread_[l] >= 0 && t_.sites.count(l) && isAsync(l) && text(l).find("complete_tx") != std::string::npos)
-        completesOn.emplace(firstOperand(text(l)), lastOperand(text(l)));
+        completesOn.emplace(operandLocation(text(l), false), operandLocation(text(l), true));
     std::vector<std::pair<int, int>> at;  // (first litmus line of the occurrence, PTX line)
     for (int p : g)
       for (int l : occ_[p]) at.emplace_back(firstOfRun(l), p);
@@ -437,7 +428,7 @@ class KernelRepairSearch {
     std::map<int, std::set<std::pair<std::string, int>>> waitOf;  // PTX line → (mbarrier, parity) of its occurrences
     Cand c;
     for (auto [l, p] : at) {
-      auto it = completesOn.find(firstOperand(text(l)));
+      auto it = completesOn.find(operandLocation(text(l), false));
       if (it == completesOn.end()) continue;
       const std::string& mbar = it->second;
       int parity = count[{thread_[l], mbar}]++ & 1;
