@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Compiles every variant of the example kernels listed in examples/examples.json with `nvcc -ptx -lineinfo`,
 # assembles the PTX with ptxas, runs `ptxmm check-kernel --json` on it and checks the report against the
-# manifest and the `// ptxmm-expect: MACRO` line markers of the sources (format: examples/README.md).
+# manifest and the `// ptxmm-expect: MACRO` line markers of the sources (format: examples/README.md): every
+# bug flagged at its marked lines with a verified repair of the kind the manifest names.
 #
 #   scripts/check-examples.sh [PTXMM]      PTXMM: the ptxmm binary (default $PTXMM, else build/ptxmm)
 #
@@ -42,6 +43,7 @@ manifest_path = os.path.join(examples_dir, "examples.json")
 model = os.path.join(root, "models", "ptx.cat")
 MARKER = re.compile(r"//\s*ptxmm-expect:\s*(.*)$")
 KINDS = {"data-race", "undefined", "deadlock", "livelock", "outcome"}
+REPAIRS = {"fence", "parity", "wait", "move", "barrier"}
 
 
 def die(msg):
@@ -146,7 +148,18 @@ def check_report(label, variant, rc, out, err, src_name, marked):
             if fd.get("kind") in kinds and want_lines <= lines:
                 if rc != 1:
                     return False, f"finding found but exit status {rc} (want 1)"
-                return True, f"{fd.get('kind')} ({fd.get('flag')}) names lines {sorted(want_lines)}: {fd.get('message', '')}"
+                repair = fd.get("repair") or []
+                got = sorted({str(r.get("kind")) for r in repair})
+                if got != [variant["repair"]]:
+                    return False, (f"{fd.get('kind')} finding names lines {sorted(want_lines)} but its repair is "
+                                   f"{'/'.join(got) or 'missing'} (want {variant['repair']}): {fd.get('message', '')}")
+                return True, (f"{fd.get('kind')} ({fd.get('flag')}) names lines {sorted(want_lines)}: "
+                              f"{fd.get('message', '')}; repair ({variant['repair']}): "
+                              + ", ".join(f"{r.get('edit')} `{r.get('instruction')}` {r.get('position')} "
+                                          f"line {r.get('ptx_line')}"
+                                          + (f" ({src_name}:{r['source'].get('line')})"
+                                             if isinstance(r.get("source"), dict) else "")
+                                          for r in repair))
     if not seen:
         return False, f"no finding (want {'/'.join(sorted(kinds))} naming {src_name} lines {sorted(want_lines)})"
     return False, (f"no {'/'.join(sorted(kinds))} finding names every line {sorted(want_lines)} of {src_name}; "
@@ -175,6 +188,9 @@ for ex in manifest.get("examples", []):
         if v["expect"] == "findings":
             if not v["defines"] or not v.get("kinds") or not set(v["kinds"]) <= KINDS:
                 die(f"{manifest_path}: {src}/{v['name']}: a bug variant needs defines and kinds from {sorted(KINDS)}")
+            if v.get("repair") not in REPAIRS:
+                die(f"{manifest_path}: {src}/{v['name']}: a bug variant needs the repair kind it expects, one of "
+                    f"{sorted(REPAIRS)}")
             for d in v["defines"]:
                 if d not in marked:
                     die(f"{path}: no line is marked '// ptxmm-expect: {d}' (variant {v['name']})")
