@@ -598,8 +598,9 @@ class SmtRunner {
       if (states_.size() > opts_.maxStates)
         throw GiveUp{outcome::Status::Unknown, fmt::format("more than {} distinct final states", opts_.maxStates)};
       assertIn(s, z3::implies(blockAct, z3::mk_or(diff)));
+      // Most tests have a handful of states: the neighbours are explored once the solver has found a few.
       std::vector<std::pair<std::vector<int64_t>, std::string>> more;
-      {
+      if (found.size() >= kExploreAfterStates) {
         StatTimer nt(stats_, "neighbours");
         more = exploreNeighbours(ev);
       }
@@ -930,6 +931,7 @@ class SmtRunner {
   }
 
   static constexpr size_t kMaxPathChoices = size_t{1} << 20;
+  static constexpr size_t kExploreAfterStates = 4;  // exploreNeighbours: solver states found first
 
   z3::context& ctx_;
   const events::EventProgram& prog_;
