@@ -474,6 +474,7 @@ class SmtRunner {
 
     // The model: plain checks as tracked assertions, flags recorded.
     phase.emplace(stats_, "model encoding");
+    const size_t termsBeforeModel = terms.numTerms();
     cat::ModelResult<SymAlgebra> mr = interp_.run(alg);
     phase.reset();
     if (stats_.on) {
@@ -489,7 +490,8 @@ class SmtRunner {
     if (stats_.on) {
       size_t paths = 0;
       for (const auto& p : pc.used) paths += p.size();
-      stats_.note(fmt::format("events {}, threads {}, paths {}, terms {}", n, nt, paths, terms.numTerms()));
+      stats_.note(fmt::format("events {}, threads {}, paths {}, terms {} (rf/co and frame {}, model {})", n, nt, paths,
+                              terms.numTerms(), termsBeforeModel, terms.numTerms() - termsBeforeModel));
     }
     if (mr.outcomes.size() != 1)
       throw InternalBug{fmt::format("model evaluation gave {} outcomes (`with` is not supported by the smt engine)",
