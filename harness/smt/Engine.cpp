@@ -448,6 +448,10 @@ class SmtRunner {
     alg.setRel(events::nameOf(events::Builtin::co), co);
     alg.setRel(events::nameOf(events::Builtin::fr), alg.seq(alg.inverse(rf), co));
     alg.setRel(events::nameOf(events::Builtin::sc), sc);
+    // co and sc are strict total orders on the executed events (asserted above): closures skip steps
+    // through their own entries.
+    alg.markTransitive(co);
+    alg.markTransitive(sc);
     alg.setSet(events::nameOf(events::Builtin::FW), fw);
 
     // Program constraints of each path: guards, blocked waits; UB conditions, cut and blocked paths.

@@ -313,9 +313,19 @@ SymRel SymAlgebra::plus(const Rel& a) {
       if (j != k && r.m[k * n_ + j] != kFalse) cols.push_back(j);
     for (size_t i : rows) {
       const Lit ik = r.m[i * n_ + k];
+      // The transitive relations whose entry (i, k) this one still is.
+      const SymRel* same[2] = {nullptr, nullptr};
+      size_t nsame = 0;
+      for (const SymRel& tr : transitive_)
+        if (nsame < 2 && tr.m[i * n_ + k] == ik) same[nsame++] = &tr;
       for (size_t j : cols) {
         Lit& ij = r.m[i * n_ + j];
         if (ij == kTrue || !cooc(i, j)) continue;
+        // i -> k -> j through entries of a transitive relation that (i, j) still is: implied by (i, j).
+        bool implied = false;
+        for (size_t q = 0; q < nsame && !implied && i != j; ++q)
+          implied = same[q]->m[k * n_ + j] == r.m[k * n_ + j] && same[q]->m[i * n_ + j] == ij;
+        if (implied) continue;
         Lit t = t_.mkAnd(ik, r.m[k * n_ + j]);
         // The middle event must execute too (the entry is read given that i and j do).
         if (frame_) t = t_.mkAnd(t, execUnless(k, i, j));
