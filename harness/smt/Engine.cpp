@@ -618,8 +618,8 @@ class SmtRunner {
         found.push_back({std::move(nvals), std::move(nkey)});
       }
     }
-    stats_.note(fmt::format("states {}, state queries {}, neighbour checks {}", found.size(), solverCalls_,
-                            neighbourChecks_));
+    stats_.note(
+        fmt::format("states {}, state queries {}, neighbour checks {}", found.size(), solverCalls_, neighbourChecks_));
     assertIn(s, !blockAct);
 
     // Flags: for each flag, the states reachable by an allowed execution raising it (states already
@@ -921,7 +921,8 @@ class SmtRunner {
           std::string key = spec_.key(vals);
           if (states_.count(key)) continue;
           // Each candidate is checked once (a hash collision only skips one: the solver still finds its state).
-          const size_t h = y.d.rf.hash() ^ (y.d.co.hash() * 0x9e3779b97f4a7c15ULL) ^ (y.d.sc.hash() * 0xc2b2ae3d27d4eb4fULL);
+          const size_t h =
+              y.d.rf.hash() ^ (y.d.co.hash() * 0x9e3779b97f4a7c15ULL) ^ (y.d.sc.hash() * 0xc2b2ae3d27d4eb4fULL);
           if (!triedNeighbours_.insert(h).second) continue;
           ++neighbourChecks_;
           StatTimer nt(stats_, "neighbour check");
@@ -948,10 +949,10 @@ class SmtRunner {
   std::optional<events::Skeleton> concreteSk_;  // skeleton of the last state's paths (recordState)
   std::optional<cat::BitAlgebra> concreteAlg_;  // its static built-ins bound
   cat::RunCache<cat::BitAlgebra> concreteCache_;
-  std::optional<Execution> lastExecution_;       // the execution recordState last checked
-  std::vector<std::vector<int>> writeDeps_;       // exploreNeighbours: per write of concreteSk_, its reads
-  uint64_t neighbourChecks_ = 0;                  // candidates exploreNeighbours checked
-  std::unordered_set<size_t> triedNeighbours_;    // hashes of the candidates exploreNeighbours checked
+  std::optional<Execution> lastExecution_;      // the execution recordState last checked
+  std::vector<std::vector<int>> writeDeps_;     // exploreNeighbours: per write of concreteSk_, its reads
+  uint64_t neighbourChecks_ = 0;                // candidates exploreNeighbours checked
+  std::unordered_set<size_t> triedNeighbours_;  // hashes of the candidates exploreNeighbours checked
   bool useSc_ = false;
   std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
   uint64_t solverCalls_ = 0;

@@ -291,8 +291,8 @@ SymRel SymAlgebra::plus(const Rel& a) {
   if (allConst) return constRel(mayMatrix(a).transitiveClosure());
   // Warshall: after the step of pivot k, r(i, j) covers the paths whose middle events are among the pivots
   // done so far. Each step adds at most one conjunction and one disjunction per entry, so the terms stay
-  // linear in the number of (i, k, j) triples with possible edges, where iterated squaring (r ∪ r;r, log n times) builds a wide
-  // disjunction per entry and step (measured on the CLC seeds: 100× fewer terms, 10× faster solving).
+  // linear in the number of (i, k, j) triples with possible edges, where iterated squaring (r ∪ r;r, log n times)
+  // builds a wide disjunction per entry and step (measured on the CLC seeds: 100× fewer terms, 10× faster solving).
   Rel r = a;
   auto possible = [](const Rel& x) {
     return static_cast<size_t>(std::count_if(x.m.begin(), x.m.end(), [](Lit l) { return l != kFalse; }));
