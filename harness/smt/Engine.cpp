@@ -14,6 +14,7 @@
 #include <set>
 #include <stop_token>
 #include <thread>
+#include <unordered_set>
 
 #include "cat/BitAlgebra.hpp"
 #include "cat/Interpreter.hpp"
@@ -447,6 +448,10 @@ class SmtRunner {
     alg.setRel(events::nameOf(events::Builtin::co), co);
     alg.setRel(events::nameOf(events::Builtin::fr), alg.seq(alg.inverse(rf), co));
     alg.setRel(events::nameOf(events::Builtin::sc), sc);
+    // co and sc are strict total orders on the executed events (asserted above): closures skip steps
+    // through their own entries.
+    alg.markTransitive(co);
+    alg.markTransitive(sc);
     alg.setSet(events::nameOf(events::Builtin::FW), fw);
 
     // Program constraints of each path: guards, blocked waits; UB conditions, cut and blocked paths.
@@ -473,6 +478,7 @@ class SmtRunner {
 
     // The model: plain checks as tracked assertions, flags recorded.
     phase.emplace(stats_, "model encoding");
+    const size_t termsBeforeModel = terms.numTerms();
     cat::ModelResult<SymAlgebra> mr = interp_.run(alg);
     phase.reset();
     if (stats_.on) {
@@ -488,7 +494,8 @@ class SmtRunner {
     if (stats_.on) {
       size_t paths = 0;
       for (const auto& p : pc.used) paths += p.size();
-      stats_.note(fmt::format("events {}, threads {}, paths {}, terms {}", n, nt, paths, terms.numTerms()));
+      stats_.note(fmt::format("events {}, threads {}, paths {}, terms {} (rf/co and frame {}, model {})", n, nt, paths,
+                              terms.numTerms(), termsBeforeModel, terms.numTerms() - termsBeforeModel));
     }
     if (mr.outcomes.size() != 1)
       throw InternalBug{fmt::format("model evaluation gave {} outcomes (`with` is not supported by the smt engine)",
@@ -597,7 +604,22 @@ class SmtRunner {
       if (states_.size() > opts_.maxStates)
         throw GiveUp{outcome::Status::Unknown, fmt::format("more than {} distinct final states", opts_.maxStates)};
       assertIn(s, z3::implies(blockAct, z3::mk_or(diff)));
+      // Most tests have a handful of states: the neighbours are explored once the solver has found a few.
+      std::vector<std::pair<std::vector<int64_t>, std::string>> more;
+      if (found.size() >= kExploreAfterStates) {
+        StatTimer nt(stats_, "neighbours");
+        more = exploreNeighbours(ev);
+      }
+      for (auto& [nvals, nkey] : more) {
+        z3::expr_vector ndiff(ctx_);
+        for (size_t i = 0; i < termExprs.size(); ++i)
+          ndiff.push_back(termExprs[i] != ctx_.bv_val(static_cast<uint64_t>(nvals[i]), 64));
+        assertIn(s, z3::implies(blockAct, z3::mk_or(ndiff)));
+        found.push_back({std::move(nvals), std::move(nkey)});
+      }
     }
+    stats_.note(
+        fmt::format("states {}, state queries {}, neighbour checks {}", found.size(), solverCalls_, neighbourChecks_));
     assertIn(s, !blockAct);
 
     // Flags: for each flag, the states reachable by an allowed execution raising it (states already
@@ -719,6 +741,8 @@ class SmtRunner {
       concreteAlg_.emplace(concreteSk_->size());
       concrete::bindStatic(*concreteAlg_, *concreteSk_);
       concreteCache_.clear();
+      writeDeps_.clear();
+      triedNeighbours_.clear();
     }
     const events::Skeleton& sk = *concreteSk_;
     const size_t n = sk.size(), un = u.size();
@@ -738,20 +762,42 @@ class SmtRunner {
       if (e.type == events::EventType::Read)
         reads[static_cast<size_t>(e.id)] = static_cast<int64_t>(m.eval(readVal.at(e.id), true).get_numeral_uint64());
     }
+    if (!recordExecution(d, reads, vals, key, ev))
+      throw InternalBug{
+          fmt::format("smt execution reaching state '{}' is not allowed by the concrete model evaluation", key)};
+    lastExecution_.emplace(Execution{std::move(d), std::move(reads)});
+  }
+
+  // One execution of the skeleton concreteSk_ (compact indices): rf, co, sc and the read values.
+  struct Execution {
+    concrete::Dynamic d;
+    std::vector<int64_t> reads;  // by EventId
+  };
+
+  // Evaluates execution (d, reads) of concreteSk_ with the concrete model and, if it is allowed, adds it to
+  // state `key` (values `vals`): its flags and, with witnesses, its witness. Returns whether it is allowed.
+  // `candidate`: a neighbour that is likely forbidden; a first run evaluates only the plain checks.
+  bool recordExecution(const concrete::Dynamic& d, const std::vector<int64_t>& reads, const std::vector<int64_t>& vals,
+                       const std::string& key, concrete::Evaluator& ev, bool candidate = false) {
+    const events::Skeleton& sk = *concreteSk_;
     ev.reset();
-    // Self-check: the execution must be allowed by the concrete evaluation of the model.
     cat::BitAlgebra& alg = *concreteAlg_;
     concrete::bindDynamic(alg, sk, d);
     concrete::bindValueSets(alg, sk, ev, reads);
+    if (candidate) {
+      cat::RunOptions plain;
+      plain.plainChecksOnly = true;
+      auto pr = concrete_.run(alg, plain, &concreteCache_);
+      if (std::none_of(pr.outcomes.begin(), pr.outcomes.end(), [](const auto& o) { return cat::isAllowed(o); }))
+        return false;
+    }
     cat::RunOptions ro;
     ro.collectShows = opts_.witnesses;
     auto cr = concrete_.run(alg, ro, &concreteCache_);
     const cat::Outcome<cat::BitAlgebra>* allowed = nullptr;
     for (const auto& o : cr.outcomes)
       if (cat::isAllowed(o)) allowed = &o;
-    if (!allowed)
-      throw InternalBug{
-          fmt::format("smt execution reaching state '{}' is not allowed by the concrete model evaluation", key)};
+    if (!allowed) return false;
     for (events::ExprId g : sk.guards)
       if (ev.eval(g, reads) == 0)
         throw InternalBug{fmt::format("smt execution reaching state '{}' violates a path guard", key)};
@@ -763,9 +809,136 @@ class SmtRunner {
     concrete::addExecutionFlags(st, *allowed, sk, undefinedByPath);
     if (opts_.witnesses && (!st.witness || st.flags.size() > flagsBefore))
       outcome::replaceWitness(st, concrete::makeWitness(sk, d, reads, ev, concrete::shownRelations(*allowed)));
+    return true;
+  }
+
+  // Many final states (docs/performance.md "Many final states"): the executions next to an allowed one
+  // that differ from it in the source of one read, on the same paths and with the same co and sc, are
+  // checked with the concrete model, which is the reference semantics (the enum engine decides with it),
+  // instead of a solver call each. Only candidates reaching a state not found yet are checked; each
+  // allowed one is explored in turn. Candidates whose read values cannot be computed without guessing
+  // (a dependency cycle), that violate a path guard or that let a blocked wait read a write that is not
+  // co-last are left to the solver. Returns the states found, in order; the caller blocks them in the
+  // solver, whose final unsat query still proves that no state is missing.
+  std::vector<std::pair<std::vector<int64_t>, std::string>> exploreNeighbours(concrete::Evaluator& ev) {
+    std::vector<std::pair<std::vector<int64_t>, std::string>> out;
+    if (!lastExecution_) return out;
+    const events::Skeleton& sk = *concreteSk_;
+    const size_t n = sk.size();
+    // Per write: the reads its value depends on (compact indices), once per skeleton.
+    if (writeDeps_.size() != n) {
+      writeDeps_.assign(n, {});
+      for (size_t w = 0; w < n; ++w) {
+        const events::Event& e = sk.event(w);
+        if (e.type != events::EventType::Write || e.value < 0) continue;
+        std::vector<events::ExprId> todo{e.value};
+        std::set<events::ExprId> seen;
+        while (!todo.empty()) {
+          events::ExprId x = todo.back();
+          todo.pop_back();
+          if (!seen.insert(x).second) continue;
+          const events::ExprNode& node = prog_.exprs.node(x);
+          if (node.op == events::ExprOp::ReadVal) {
+            int c = sk.indexOf(node.event);
+            writeDeps_[w].push_back(c);  // -1: a read of no chosen path (never resolved)
+          }
+          for (events::ExprId a : node.args) todo.push_back(a);
+        }
+      }
+    }
+    std::vector<size_t> readIdx;
+    for (size_t i = 0; i < n; ++i)
+      if (sk.event(i).type == events::EventType::Read) readIdx.push_back(i);
+    std::vector<Execution> work{*lastExecution_};
+    lastExecution_.reset();
+    std::vector<int> src(n, -1);
+    std::vector<char> known(n, 0);
+    while (!work.empty()) {
+      Execution x = std::move(work.back());
+      work.pop_back();
+      for (size_t r : readIdx) {
+        const auto& ws = sk.writesByLoc.at(static_cast<size_t>(sk.event(r).loc));
+        int cur = -1;
+        for (int w : ws)
+          if (x.d.rf.test(static_cast<size_t>(w), r)) cur = w;
+        for (int w : ws) {
+          if (w == cur) continue;
+          pollBudget("smt state enumeration (neighbours)");
+          Execution y{x.d, x.reads};
+          if (cur >= 0) y.d.rf.reset(static_cast<size_t>(cur), r);
+          y.d.rf.set(static_cast<size_t>(w), r);
+          // Read values from the sources, in dependency order.
+          for (size_t k : readIdx) {
+            known[k] = 0;
+            src[k] = -1;
+            for (int v : sk.writesByLoc.at(static_cast<size_t>(sk.event(k).loc)))
+              if (y.d.rf.test(static_cast<size_t>(v), k)) src[k] = v;
+          }
+          ev.reset();
+          bool progress = true, all = false;
+          while (progress && !all) {
+            progress = false;
+            all = true;
+            for (size_t k : readIdx) {
+              if (known[k]) continue;
+              if (src[k] < 0) {
+                all = false;
+                continue;
+              }
+              const size_t sw = static_cast<size_t>(src[k]);
+              bool ready = true;
+              for (int dep : writeDeps_[sw])
+                if (dep < 0 || !known[static_cast<size_t>(dep)]) ready = false;
+              if (!ready) {
+                all = false;
+                continue;
+              }
+              const events::Event& we = sk.event(sw);
+              y.reads[static_cast<size_t>(sk.event(k).id)] = we.value >= 0 ? ev.eval(we.value, y.reads) : 0;
+              known[k] = 1;
+              progress = true;
+              ev.reset();  // a read value changed: memoised values that use it are stale
+            }
+          }
+          if (!all) continue;
+          ev.reset();
+          bool ok = true;
+          for (events::ExprId g : sk.guards) ok = ok && ev.eval(g, y.reads) != 0;
+          for (int rfin : sk.readsFinal) {
+            int s0 = -1;
+            for (int v : sk.writesByLoc.at(static_cast<size_t>(sk.event(static_cast<size_t>(rfin)).loc)))
+              if (y.d.rf.test(static_cast<size_t>(v), static_cast<size_t>(rfin))) s0 = v;
+            ok = ok && s0 >= 0 && y.d.co.row(static_cast<size_t>(s0)).none();
+          }
+          if (!ok) continue;
+          std::vector<int64_t> vals = concrete::finalValues(
+              spec_, sk, y.d.co,
+              [&](int wi) {
+                const events::Event& e = sk.event(static_cast<size_t>(wi));
+                return e.value >= 0 ? ev.eval(e.value, y.reads) : int64_t{0};
+              },
+              [&](events::ExprId e) { return ev.eval(e, y.reads); });
+          std::string key = spec_.key(vals);
+          if (states_.count(key)) continue;
+          // Each candidate is checked once (a hash collision only skips one: the solver still finds its state).
+          const size_t h =
+              y.d.rf.hash() ^ (y.d.co.hash() * 0x9e3779b97f4a7c15ULL) ^ (y.d.sc.hash() * 0xc2b2ae3d27d4eb4fULL);
+          if (!triedNeighbours_.insert(h).second) continue;
+          ++neighbourChecks_;
+          StatTimer nt(stats_, "neighbour check");
+          if (!recordExecution(y.d, y.reads, vals, key, ev, true)) continue;
+          out.emplace_back(vals, key);
+          if (states_.size() > opts_.maxStates)
+            throw GiveUp{outcome::Status::Unknown, fmt::format("more than {} distinct final states", opts_.maxStates)};
+          work.push_back(std::move(y));
+        }
+      }
+    }
+    return out;
   }
 
   static constexpr size_t kMaxPathChoices = size_t{1} << 20;
+  static constexpr size_t kExploreAfterStates = 4;  // exploreNeighbours: solver states found first
 
   z3::context& ctx_;
   const events::EventProgram& prog_;
@@ -776,6 +949,10 @@ class SmtRunner {
   std::optional<events::Skeleton> concreteSk_;  // skeleton of the last state's paths (recordState)
   std::optional<cat::BitAlgebra> concreteAlg_;  // its static built-ins bound
   cat::RunCache<cat::BitAlgebra> concreteCache_;
+  std::optional<Execution> lastExecution_;      // the execution recordState last checked
+  std::vector<std::vector<int>> writeDeps_;     // exploreNeighbours: per write of concreteSk_, its reads
+  uint64_t neighbourChecks_ = 0;                // candidates exploreNeighbours checked
+  std::unordered_set<size_t> triedNeighbours_;  // hashes of the candidates exploreNeighbours checked
   bool useSc_ = false;
   std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
   uint64_t solverCalls_ = 0;

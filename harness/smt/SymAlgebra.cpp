@@ -289,17 +289,21 @@ SymRel SymAlgebra::plus(const Rel& a) {
     });
   }
   if (allConst) return constRel(mayMatrix(a).transitiveClosure());
-  // Warshall: after step k, r(i, j) covers the paths whose middle events are among 0..k. Each step adds
-  // at most one conjunction and one disjunction per entry, so the terms stay linear in the number of
-  // (i, k, j) triples with possible edges, where iterated squaring (r ∪ r;r, log n times) builds a wide
-  // disjunction per entry and step (measured on the CLC seeds: 100× fewer terms, 10× faster solving).
+  // Warshall: after the step of pivot k, r(i, j) covers the paths whose middle events are among the pivots
+  // done so far. Each step adds at most one conjunction and one disjunction per entry, so the terms stay
+  // linear in the number of (i, k, j) triples with possible edges, where iterated squaring (r ∪ r;r, log n times)
+  // builds a wide disjunction per entry and step (measured on the CLC seeds: 100× fewer terms, 10× faster solving).
   Rel r = a;
   auto possible = [](const Rel& x) {
     return static_cast<size_t>(std::count_if(x.m.begin(), x.m.end(), [](Lit l) { return l != kFalse; }));
   };
   ClosureSize size{possible(a), 0, t_.numTerms()};
   std::vector<size_t> rows, cols;
-  for (size_t k = 0; k < n_; ++k) {
+  // Pivots from the last event to the first: events are numbered init writes first, then thread by
+  // thread in program order, and eliminating the latest events first builds far fewer terms (measured:
+  // the hb closure of ring-K8-N17 214k -> 28k terms, of the whole suite 18.8k -> 16.5k;
+  // docs/performance.md "Scaling to real kernels").
+  for (size_t k = n_; k-- > 0;) {
     pollBudget("smt encoding");
     rows.clear();
     cols.clear();
@@ -309,9 +313,19 @@ SymRel SymAlgebra::plus(const Rel& a) {
       if (j != k && r.m[k * n_ + j] != kFalse) cols.push_back(j);
     for (size_t i : rows) {
       const Lit ik = r.m[i * n_ + k];
+      // The transitive relations whose entry (i, k) this one still is.
+      const SymRel* same[2] = {nullptr, nullptr};
+      size_t nsame = 0;
+      for (const SymRel& tr : transitive_)
+        if (nsame < 2 && tr.m[i * n_ + k] == ik) same[nsame++] = &tr;
       for (size_t j : cols) {
         Lit& ij = r.m[i * n_ + j];
         if (ij == kTrue || !cooc(i, j)) continue;
+        // i -> k -> j through entries of a transitive relation that (i, j) still is: implied by (i, j).
+        bool implied = false;
+        for (size_t q = 0; q < nsame && !implied && i != j; ++q)
+          implied = same[q]->m[k * n_ + j] == r.m[k * n_ + j] && same[q]->m[i * n_ + j] == ij;
+        if (implied) continue;
         Lit t = t_.mkAnd(ik, r.m[k * n_ + j]);
         // The middle event must execute too (the entry is read given that i and j do).
         if (frame_) t = t_.mkAnd(t, execUnless(k, i, j));

@@ -214,6 +214,10 @@ class SymAlgebra {
   /// a → b.
   Bool impliesB(const Bool& a, const Bool& b) { return {t_.mkImplies(a.lit, b.lit), -1}; }
 
+  /// Declares `r` transitive on the events that execute (the engine asserts it: co, sc). A closure step
+  /// through entries that are still r's own adds nothing r does not already say, and is skipped.
+  void markTransitive(const SymRel& r) { transitive_.push_back(r); }
+
   /// Size of one non-constant closure (`plus`): its possible entries before and after, and the terms its
   /// Warshall steps created (docs/performance.md "Where the time goes").
   struct ClosureSize {
@@ -244,6 +248,7 @@ class SymAlgebra {
   int clocks_ = 0;
   std::vector<Rel> acyclicStore_;
   std::vector<ClosureSize> closureSizes_;
+  std::vector<SymRel> transitive_;  // markTransitive
   std::unordered_map<std::string, SymSet> sets_;
   std::unordered_map<std::string, SymRel> rels_;
 };
