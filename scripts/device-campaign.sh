@@ -82,32 +82,45 @@ fi
 MODEL=()
 [ -f .hwdeps/model-states.jsonl ] && MODEL=(--model-states .hwdeps/model-states.jsonl)
 P="$OUT/params.json"
+# params FILE SEED [KEY=VALUE...]: the stress parameters of the runs below (every mode uses the same ones
+# apart from the seed and the overrides given) written as JSON to FILE.
+params() {
+  python3 - "$@" <<'PY'
+import json, sys
+path, seed, *overrides = sys.argv[1:]
+p = {"memStressPct": 100, "memStressIterations": 64, "memStressPattern": 3, "preStressPct": 100,
+     "preStressIterations": 8, "preStressPattern": 0, "stressLineSize": 64, "stressTargetLines": 4,
+     "scratchMemorySize": 65536, "memStride": 64, "shufflePct": 100, "barrierPct": 100,
+     "spinBound": 200000, "launchTimeoutMs": 10000, "groupsPerBlock": 4, "stressWarpsPerBlock": 2,
+     "seed": int(seed)}
+for kv in overrides:
+    k, v = kv.split("=", 1)
+    p[k] = int(v)
+with open(path, "w") as f:
+    json.dump(p, f, indent=1)
+    f.write("\n")
+PY
+}
+# run_set NAME FILE_OR_DIR...: ITER instances per test under $P, NAME.json and NAME.log in $OUT, the
+# tests that did not run and any forbidden state seen printed.
+run_set() {
+  local name=$1
+  shift
+  timeout 540 $BIN "${MODEL[@]}" --iterations "$ITER" --params "$P" --json "$OUT/$name.json" "$@" > "$OUT/$name.log" 2>&1
+  log "$name exit: $?"
+  grep -E "^(Test .* (skipped|error|timed-out)|!!!)" "$OUT/$name.log" | head -80
+}
 if [ "$MODE" = suite ]; then
-  cat > "$P" <<JSON
-{"memStressPct": 100, "memStressIterations": 64, "memStressPattern": 3, "preStressPct": 100,
- "preStressIterations": 8, "preStressPattern": 0, "stressLineSize": 64, "stressTargetLines": 4,
- "scratchMemorySize": 65536, "memStride": 64, "shufflePct": 100, "barrierPct": 100,
- "spinBound": 200000, "launchTimeoutMs": 10000, "groupsPerBlock": 4, "stressWarpsPerBlock": 2, "seed": 2}
-JSON
+  params "$P" 2
   log "suite: $ITER instances per test"
-  timeout 540 $BIN "${MODEL[@]}" --iterations "$ITER" --params "$P" --json "$OUT/suite.json" \
-    litmus/base litmus/async litmus/bugs litmus/seeds litmus/mixedproxy litmus/clc > "$OUT/suite.log" 2>&1
-  log "suite exit: $?"
-  grep -E "^(Test .* (skipped|error|timed-out)|!!!)" "$OUT/suite.log" | head -80
+  run_set suite litmus/base litmus/async litmus/bugs litmus/seeds litmus/mixedproxy litmus/clc
   exit 0
 fi
 if [ "$MODE" = files ]; then
   shift 2
-  cat > "$P" <<JSON
-{"memStressPct": 100, "memStressIterations": 64, "memStressPattern": 3, "preStressPct": 100,
- "preStressIterations": 8, "preStressPattern": 0, "stressLineSize": 64, "stressTargetLines": 4,
- "scratchMemorySize": 65536, "memStride": 64, "shufflePct": 100, "barrierPct": 100,
- "spinBound": 200000, "launchTimeoutMs": 10000, "groupsPerBlock": 4, "stressWarpsPerBlock": 2, "seed": 4}
-JSON
+  params "$P" 4
   log "files: $ITER instances per test: $*"
-  timeout 540 $BIN "${MODEL[@]}" --iterations "$ITER" --params "$P" --json "$OUT/files.json" "$@" > "$OUT/files.log" 2>&1
-  log "files exit: $?"
-  grep -E "^(Test .* (skipped|error|timed-out)|!!!)" "$OUT/files.log" | head -80
+  run_set files "$@"
   exit 0
 fi
 if [ "$MODE" = campaign ]; then
@@ -225,41 +238,19 @@ PY
   exit 0
 fi
 if [ "$MODE" = tensor ]; then
-  cat > "$P" <<JSON
-{"memStressPct": 100, "memStressIterations": 64, "memStressPattern": 3, "preStressPct": 100,
- "preStressIterations": 8, "preStressPattern": 0, "stressLineSize": 64, "stressTargetLines": 4,
- "scratchMemorySize": 65536, "memStride": 128, "shufflePct": 100, "barrierPct": 100,
- "spinBound": 200000, "launchTimeoutMs": 10000, "groupsPerBlock": 4, "stressWarpsPerBlock": 2, "seed": 5}
-JSON
+  params "$P" 5 memStride=128
   mapfile -t TENSOR < <(grep -rlE 'bulk\.tensor|tensormap' litmus --include='*.litmus' | sort)
   log "tensor: ${#TENSOR[@]} tests, $ITER instances per test"
-  timeout 540 $BIN "${MODEL[@]}" --iterations "$ITER" --params "$P" --json "$OUT/tensor.json" "${TENSOR[@]}" \
-    > "$OUT/tensor.log" 2>&1
-  log "tensor exit: $?"
-  grep -E "^(Test .* (skipped|error|timed-out)|!!!)" "$OUT/tensor.log" | head -80
+  run_set tensor "${TENSOR[@]}"
   exit 0
 fi
 if [ "$MODE" = proxy ]; then
-  cat > "$P" <<JSON
-{"memStressPct": 100, "memStressIterations": 64, "memStressPattern": 3, "preStressPct": 100,
- "preStressIterations": 8, "preStressPattern": 0, "stressLineSize": 64, "stressTargetLines": 4,
- "scratchMemorySize": 65536, "memStride": 64, "shufflePct": 100, "barrierPct": 100,
- "spinBound": 200000, "launchTimeoutMs": 10000, "groupsPerBlock": 4, "stressWarpsPerBlock": 2, "seed": 3,
- "bankConflictLanes": 8, "bankConflictPct": 100, "bankConflictIterations": 256, "bankConflictPattern": 1}
-JSON
+  params "$P" 3 bankConflictLanes=8 bankConflictPct=100 bankConflictIterations=256 bankConflictPattern=1
   log "proxy: mixedproxy (surface/texture) and async (bank-conflict lanes), $ITER instances per test"
-  timeout 540 $BIN "${MODEL[@]}" --iterations "$ITER" --params "$P" --json "$OUT/proxy.json" \
-    litmus/mixedproxy litmus/async > "$OUT/proxy.log" 2>&1
-  log "proxy exit: $?"
-  grep -E "^(Test .* (skipped|error|timed-out)|!!!)" "$OUT/proxy.log" | head -80
+  run_set proxy litmus/mixedproxy litmus/async
   exit 0
 fi
-cat > "$P" <<JSON
-{"memStressPct": 100, "memStressIterations": 64, "memStressPattern": 3, "preStressPct": 100,
- "preStressIterations": 8, "preStressPattern": 0, "stressLineSize": 64, "stressTargetLines": 4,
- "scratchMemorySize": 65536, "memStride": 64, "shufflePct": 100, "barrierPct": 100,
- "spinBound": 200000, "launchTimeoutMs": 10000, "groupsPerBlock": 4, "stressWarpsPerBlock": 2, "seed": 1}
-JSON
+params "$P" 1
 CAL="litmus/hw/MP+weak.litmus litmus/hw/MP+rlx.litmus litmus/hw/MP+fence.acq_rel.gpu.litmus litmus/hw/MP+rel+acq.gpu.litmus
      litmus/hw/SB+weak.litmus litmus/hw/SB+fence.sc.gpu.litmus litmus/hw/LB+weak.litmus litmus/hw/LB+fence.acq_rel.gpu.litmus
      litmus/hw/2+2W+weak.litmus litmus/hw/2+2W+fence.sc.gpu.litmus litmus/hw/CoRR+weak.litmus litmus/hw/CoRR+rlx.litmus"
@@ -276,8 +267,8 @@ done
 cat /tmp/ptx/MP+weak.sass /tmp/ptx/CoRR+weak.sass > "$OUT/sass.txt" 2>/dev/null
 
 log "deadlock: bounded spins (spinBound 20000), then the watchdog (spinBound 1e15, 3 s), then MP+weak again"
-sed 's/"spinBound": 200000/"spinBound": 20000/' "$P" > "$OUT/params-deadlock.json"
-sed 's/"spinBound": 200000, "launchTimeoutMs": 10000/"spinBound": 1000000000000000, "launchTimeoutMs": 3000/' "$P" > "$OUT/params-watchdog.json"
+params "$OUT/params-deadlock.json" 1 spinBound=20000
+params "$OUT/params-watchdog.json" 1 spinBound=1000000000000000 launchTimeoutMs=3000
 {
   $BIN --iterations 1000000 --params "$OUT/params-deadlock.json" --json "$OUT/deadlock.json" litmus/hw/Deadlock-mbarrier.litmus
   echo "exit: $?"
