@@ -181,6 +181,13 @@ RunRow executeClaimed(Store& store, Backend& backend, RunRow run, double leaseSe
   return run;
 }
 
+std::set<int64_t> notRunnableMutants(Store& store) {
+  std::set<int64_t> out;
+  for (const auto& r : store.runs("tune"))
+    if (r.status == "skipped") out.insert(r.test);
+  return out;
+}
+
 int runWorker(const WorkerOptions& o, std::ostream& err) {
   Store store(o.db);
   auto backend = makeBackend(o.backend, o.gpu, o.fake);

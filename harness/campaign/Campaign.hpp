@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,10 @@ void recordExecution(RunRow& run, const TestRow& test, const Execution& ex);
 /// Runs one claimed run while a second connection renews its lease, and stores the result.
 /// Returns the finished row (status "lost" when another worker took the claim over).
 RunRow executeClaimed(Store& store, Backend& backend, RunRow run, double leaseSeconds);
+
+/// The mutants this device cannot run: a tuning run of them ended "skipped" (the generator refused them or
+/// they need another architecture, whatever the parameters). They are not killable here.
+[[nodiscard]] std::set<int64_t> notRunnableMutants(Store& store);
 
 /// A worker's options.
 struct WorkerOptions {

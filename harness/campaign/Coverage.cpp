@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <set>
 
+#include "campaign/Campaign.hpp"
 #include "litmus/Parser.hpp"
 #include "outcome/State.hpp"
 #include "report/HwReport.hpp"
@@ -116,11 +117,9 @@ SuiteCoverage coverage(Store& store) {
   std::map<int64_t, std::vector<RunRow>> runsOf;
   for (auto& r : store.runs("campaign")) runsOf[r.test].push_back(std::move(r));
   std::map<int64_t, bool> killed;
-  std::set<int64_t> notRunnable;  // mutants the device skips are not killable (Tune.cpp scoreOf)
-  for (const auto& r : store.runs("tune")) {
+  for (const auto& r : store.runs("tune"))
     if (r.targetSeen > 0) killed[r.test] = true;
-    if (r.status == "skipped") notRunnable.insert(r.test);
-  }
+  const std::set<int64_t> notRunnable = notRunnableMutants(store);  // not killable here
   for (const auto& t : tests) {
     TestCoverage c;
     c.id = t.id;

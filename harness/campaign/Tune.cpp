@@ -72,10 +72,10 @@ ConfigScore scoreOf(Store& store, int64_t config) {
   // A mutant this device cannot run (the generator refuses it, or it needs another architecture: its
   // runs end "skipped" whatever the parameters) cannot be killed here: it is counted apart, not as a
   // survivor.
-  for (const auto& r : store.runs("tune"))
-    if (r.status == "skipped" && mutants.count(r.test) > 0) {
-      ++s.notRunnable[mutants[r.test].mclass];
-      mutants.erase(r.test);
+  for (int64_t id : notRunnableMutants(store))
+    if (mutants.count(id) > 0) {
+      ++s.notRunnable[mutants[id].mclass];
+      mutants.erase(id);
     }
   s.killable = static_cast<int>(mutants.size());
   std::set<int64_t> killed, evaluated;
@@ -155,9 +155,7 @@ int tune(Store& store, Backend& backend, const TuneOptions& o, std::ostream& out
     const int64_t id = store.addConfig(configJson(p), origin);
     if (store.config(id).score) return scoreOf(store, id);
     // Mutants this device cannot run are left out once a run of them was skipped.
-    std::set<int64_t> skipped;
-    for (const auto& r : store.runs("tune"))
-      if (r.status == "skipped") skipped.insert(r.test);
+    const std::set<int64_t> skipped = notRunnableMutants(store);
     std::vector<TestRow> order;
     for (const auto& m : mutants)
       if (skipped.count(m.id) == 0) order.push_back(m);
