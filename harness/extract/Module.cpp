@@ -587,6 +587,9 @@ class Reader {
       next();
       if (!cur.empty()) s.operands.push_back(cur);
       if (!raw.empty()) rawOperands.push_back(raw);
+      // Every reader of a branch takes its last operand as the target.
+      if ((s.opcode == "bra" || s.opcode.starts_with("bra.")) && s.operands.empty())
+        throw DiagnosticError(SourceLoc{file_, s.line, s.col}, "`bra` needs a target label");
       // The text as written (the names of the source, not the renamed ones).
       for (size_t k = 0; k < rawOperands.size(); ++k) text += (k == 0 ? " " : ", ") + rawOperands[k];
       s.text = text + ";";

@@ -90,6 +90,9 @@ TEST_CASE("module reader: bad input is a located error", "[extract][module]") {
   CHECK(err(".version 8.0\n#\n") == 2);
   CHECK(err(".version 8.0\n.visible .entry k()\n{\n mov.u32 %r1, [a;\n}\n") > 0);
   CHECK(err("/* unterminated") == 1);
+  // A branch without a target (found by fuzz_extract: the extractor read the missing operand)
+  CHECK(err(".version 8.0\n.visible .entry k()\n{\n @%p1 bra;\n}\n") == 4);
+  CHECK(err(".version 8.0\n.visible .entry k()\n{\n bra.uni ;\n}\n") == 4);
 }
 
 TEST_CASE("extract: stage offsets become one location per stage, mbarriers one per object", "[extract][address]") {
