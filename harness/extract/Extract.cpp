@@ -602,10 +602,11 @@ class Thread {
       if (head == "and") return norm(x & y, t);
       if (head == "or") return norm(x | y, t);
       if (head == "xor") return norm(x ^ y, t);
-      if (head == "shl") return y >= 64 ? 0 : norm(static_cast<int64_t>(ux << y), t);
+      // The shift amount is unsigned (PTX ISA shl/shr: amounts past the width clamp): -7 is a huge shift.
+      if (head == "shl") return uy >= 64 ? 0 : norm(static_cast<int64_t>(ux << uy), t);
       if (head == "shr") {
-        if (y >= 64) return t.isSigned && x < 0 ? -1 : 0;
-        return t.isSigned ? norm(x >> y, t) : norm(static_cast<int64_t>(static_cast<uint64_t>(norm(x, t)) >> y), t);
+        if (uy >= 64) return t.isSigned && x < 0 ? -1 : 0;
+        return t.isSigned ? norm(x >> uy, t) : norm(static_cast<int64_t>(static_cast<uint64_t>(norm(x, t)) >> uy), t);
       }
       if (head == "min") return t.isSigned ? std::min(x, y) : static_cast<int64_t>(std::min(ux, uy));
       if (head == "max") return t.isSigned ? std::max(x, y) : static_cast<int64_t>(std::max(ux, uy));

@@ -117,6 +117,22 @@ TEST_CASE("extract: stage offsets become one location per stage, mbarriers one p
   CHECK(count(t, "@cta 0,cluster 0,gpu 0:") == 1);
 }
 
+TEST_CASE("extract: a shift by more than the width clamps (the amount is unsigned)", "[extract][address]") {
+  // 1 << -7 (as .u32: 0xfffffff9) is 0 (PTX ISA shl: shift amounts greater than the width clamp); the copy
+  // lands at buf + 0.
+  // fuzz_extract found the shift amount read as -7 (undefined behaviour in the extractor).
+  std::string body =
+      "mov.u32 %r1, %tid.x;\nsetp.ne.s32 %p1, %r1, 0;\n@%p1 bra END;\n"
+      "mov.u32 %r2, full;\nmbarrier.init.shared.b64 [%r2], 1;\n"
+      "ld.param.u64 %rd1, [k_param_0];\nmov.u32 %r3, 1;\nshl.b32 %r5, %r3, -7;\n"
+      "shr.u32 %r8, %r3, -7;\nadd.s32 %r5, %r5, %r8;\nmov.u32 %r6, buf;\nadd.s32 %r7, %r6, %r5;\n"
+      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2], 64;\n"
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r7], [%rd1], 64, [%r2];\nEND:\n";
+  auto k = one(kernel(".maxntid 32, 1, 1", ".shared .align 128 .b8 buf[128];\n.shared .align 8 .b8 full[16];", body));
+  std::string t = testText(k);
+  CHECK(t.find("[buf]") != std::string::npos);
+}
+
 TEST_CASE("extract: roles from %tid, elect.sync and %cluster_ctarank", "[extract][roles]") {
   SECTION("warp specialisation with an elected producer lane") {
     std::string body =
