@@ -2,6 +2,7 @@
 #include "cli/RunOptions.hpp"
 
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include "runner/StressParams.hpp"
@@ -36,6 +37,10 @@ void addRunOptions(CLI::App* cmd, RunOptions& o) {
   }
   cmd->add_option("--json", o.json, "write JSON results here");
   cmd->add_option("--arch", o.arch, "force the target (sm_90a / sm_100a)")->check(CLI::IsMember({"sm_90a", "sm_100a"}));
+  cmd->add_option("--kernel-ptx", o.kernelPtx,
+                  "diagnosing the stress kernel: run this PTX module instead of the generated one (start from "
+                  "`ptxmm gen`'s output of the one test given; the log and the JSON say so)")
+      ->check(CLI::ExistingFile);
 }
 
 report::CampaignOptions campaignOptions(const RunOptions& o) {
@@ -55,6 +60,14 @@ report::CampaignOptions campaignOptions(const RunOptions& o) {
   }
   opt.jsonOut = o.json;
   opt.archOverride = o.arch;
+  if (!o.kernelPtx.empty()) {
+    std::ifstream f(o.kernelPtx);
+    std::ostringstream text;
+    text << f.rdbuf();
+    if (!f) throw std::runtime_error(o.kernelPtx + ": error: cannot read the PTX module");
+    opt.kernelPtxFile = o.kernelPtx;
+    opt.kernelPtx = text.str();
+  }
   return opt;
 }
 

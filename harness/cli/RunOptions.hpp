@@ -23,6 +23,7 @@ struct RunOptions {
   std::vector<std::pair<std::string, nlohmann::json>> overrides;  ///< stress options given: key, value
   std::string json;                                               ///< --json
   std::string arch;                                               ///< --arch (empty: per test)
+  std::string kernelPtx;                                          ///< --kernel-ptx (empty: the generated PTX)
 };
 
 /// Adds the shared options to `cmd`, storing into `o`. A stress option's value is checked against

@@ -142,6 +142,11 @@ int runCampaign(const CampaignOptions& opt, std::ostream& out, std::ostream& err
     err << "ptxmm run: no litmus files given\n";
     return 2;
   }
+  if (!opt.kernelPtx.empty() && files.size() != 1) {
+    err << "ptxmm run: --kernel-ptx " << opt.kernelPtxFile << " replaces one test's kernel, but " << files.size()
+        << " tests were given\n";
+    return 2;
+  }
   runner::DeviceInfo dev;  // from the first test's process (the parent never initialises CUDA)
   json results = json::array();
   bool badInput = false, forbidden = false, anyRan = false;
@@ -168,6 +173,13 @@ int runCampaign(const CampaignOptions& opt, std::ostream& out, std::ostream& err
       std::vector<std::string> extra;
       if (model) extra.assign(model->allowed.begin(), model->allowed.end());
       candidates = runner::candidateValues(test, kernel, extra);
+      if (!opt.kernelPtx.empty()) {
+        // The same layout (parameters, result slots, locations) is assumed: only the module text changes.
+        kernel.ptx = opt.kernelPtx;
+        kernel.notes.push_back("the kernel is " + opt.kernelPtxFile + " (--kernel-ptx), not the generated one");
+        jr["kernelPtx"] = opt.kernelPtxFile;
+        out << "% kernel replaced by " << opt.kernelPtxFile << " (--kernel-ptx) %\n";
+      }
       runner::DeviceInfo d;
       r = runner::runKernelIsolated(kernel, opt.params, candidates, d);
       if (!dev.available && d.available) dev = d;

@@ -80,6 +80,8 @@ struct CampaignOptions {
   runner::StressParams params;
   std::string jsonOut;       ///< write JSON results here (empty: none)
   std::string archOverride;  ///< force a target (empty: per test)
+  std::string kernelPtx;      ///< run this PTX module instead of the generated one (one test only; diagnostics)
+  std::string kernelPtxFile;  ///< where kernelPtx came from, for the log and the JSON
   ModelOracle oracle;        ///< optional model
   std::string modelName;     ///< for messages when no oracle is given
 };
