@@ -78,12 +78,12 @@ void printComparison(std::ostream& os, const std::string& testName, const std::s
 struct CampaignOptions {
   std::vector<std::string> inputs;  ///< .litmus files or directories (searched recursively)
   runner::StressParams params;
-  std::string jsonOut;       ///< write JSON results here (empty: none)
-  std::string archOverride;  ///< force a target (empty: per test)
+  std::string jsonOut;        ///< write JSON results here (empty: none)
+  std::string archOverride;   ///< force a target (empty: per test)
   std::string kernelPtx;      ///< run this PTX module instead of the generated one (one test only; diagnostics)
   std::string kernelPtxFile;  ///< where kernelPtx came from, for the log and the JSON
-  ModelOracle oracle;        ///< optional model
-  std::string modelName;     ///< for messages when no oracle is given
+  ModelOracle oracle;         ///< optional model
+  std::string modelName;      ///< for messages when no oracle is given
 };
 
 /// Run every test, printing logs to `out` and problems to `err`. Returns the ptxmm exit code:

@@ -43,7 +43,7 @@ class StandInThread final : public ptxgen::emit::Thread {
     return "[%y6]";
   }
   [[nodiscard]] ptxgen::emit::TensorMapRef tensorMap(const Operand& op) const override {
-    static const ptxgen::TensorMapSpec spec{0, 1, {1}, 0};
+    static const ptxgen::TensorMapSpec spec{0, 1, {1}, 0, -1, {}};
     if (op.loc.name != "g") return {};
     return {&spec, "%tr0", 1};
   }
@@ -160,8 +160,11 @@ TEST_CASE("every row of PtxOps.def is written in its own form or refused at the 
       variants.push_back(in);
     }
     int written = 0;
-    for (const Instr& in : variants) {
+    for (const Instr& variant : variants) {
+      // The thread's code is this one instruction (the .aligned forms look for it there).
       StandInThread thread;
+      thread.code.push_back(litmus::Stmt{"", variant, kAt});
+      const Instr& in = *thread.code.back().instr;
       ptxgen::emit::Writer w(thread, in);
       try {
         ptxgen::emit::emitInstruction(w);

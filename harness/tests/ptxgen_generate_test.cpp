@@ -267,14 +267,20 @@ exists (1:r0 == 1 /\ 1:r1 == 1)
                  "  ld.v2.u64 {%rd12, %rd13}, [%rd5+128];\n  st.shared::cta.v2.u64 [%r2+0], {%rd12, %rd13};"));
   CHECK(contains(k.ptx, "ld.v2.u64 {%rd12, %rd13}, [%rd5+240];\n  st.shared::cta.v2.u64 [%r2+112], {%rd12, %rd13};"));
   // P0: version 2 is the address of its box (slot 2) in the instance's record; the warp's 32 instances
-  // reconverge before the .aligned copy into tmap's cell.
+  // reconverge before the .aligned copy into tmap's cell, and copy their maps one lane at a time with that lane's
+  // operands (ptxas splits one execution's 128 bytes over the lanes: per-lane operands copied 4 bytes of each map).
   CHECK(contains(k.ptx, "mad.lo.u64 %tr0, %y5, 512, %tbuf;"));
   CHECK(contains(k.ptx,
                  "add.u64 %y6, %tr0, 416;\n  tensormap.replace.tile.global_address.shared::cta.b1024.b64 "
                  "[%sa0], %y6;\n  bar.warp.sync -1;"));
   CHECK(contains(k.ptx,
-                 "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.cluster.sync.aligned "
-                 "[%ga0], [%sa0], 128;"));
+                 "  mov.u32 %x0, 0;\n$cpfp0_1:\n  shfl.sync.idx.b32 %x1, %sa0, %x0, 31, -1;\n"
+                 "  mov.b64 {%x2, %x3}, %ga0;\n  shfl.sync.idx.b32 %x2, %x2, %x0, 31, -1;\n"
+                 "  shfl.sync.idx.b32 %x3, %x3, %x0, 31, -1;\n  mov.b64 %rd12, {%x2, %x3};\n"
+                 "  tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.cluster.sync.aligned "
+                 "[%rd12], [%x1], 128;\n  add.u32 %x0, %x0, 1;\n  setp.lt.u32 %q0_cpfp, %x0, 32;\n"
+                 "  @%q0_cpfp bra.uni $cpfp0_1;\n  st.release.cluster.global.u32"));
+  CHECK_FALSE(contains(k.ptx, "[%ga0], [%sa0], 128;"));
   CHECK(contains(k.ptx, ".shared .align 128 .b8 smem["));
 
   // The shared descriptor's other uses have no device form.

@@ -4,6 +4,7 @@
 // runner-encoded CUtensorMap (Generator.cpp, TensorMapSpec::sharedSources).
 #include "ptxgen/Kernel.hpp"
 #include "ptxgen/emit/Emit.hpp"
+#include "support/Diagnostic.hpp"
 
 namespace ptxmm::ptxgen::emit {
 namespace {
@@ -24,16 +25,48 @@ bool wholeWarpReaches(Writer& w) {
   return false;
 }
 
-/// `.sync.aligned`: every thread of the warp executes the same tensormap.cp_fenceproxy (PTX ISA 9.2 §9.7.13.16).
-/// The lanes of a warp whose 32 instances all reach it are reconverged first with bar.warp.sync (the start
-/// barrier's spin lets them leave at different iterations).
+/// "[%ga0+16]" -> {"%ga0", "+16"}.
+std::pair<std::string, std::string> baseAndOffset(const Address& a) {
+  std::string inner = a.text.substr(1, a.text.size() - 2);
+  auto plus = inner.find('+');
+  if (plus == std::string::npos) return {inner, ""};
+  return {inner.substr(0, plus), inner.substr(plus)};
+}
+
+/// `.sync.aligned`: every thread of the warp executes the same tensormap.cp_fenceproxy (PTX ISA 9.2 §9.7.13.16),
+/// and the warp copies one map with it: ptxas 13.0 has lane i copy bytes 4i..4i+3 of its operands (sm_90 SASS:
+/// an LDS and an ATOMG.EXCH per lane, then the release fence), so operands that differ between lanes copy a
+/// 32nd of each map (docs/hardware/README.md, the B06 diagnosis). The warp's 32 instances therefore copy their
+/// maps in turn: the warp is reconverged with bar.warp.sync (the start barrier's spin lets its lanes leave at
+/// different iterations), then for each lane L every lane executes the instruction with lane L's operands
+/// (shfl.sync.idx). Only where the litmus thread owns the whole warp and every lane reaches the instruction.
 void emitCpFenceproxy(Writer& w) {
   w.need(3);
   const auto& ops = w.in.operands;
-  auto d = w.address(ops[0]);
-  auto s = w.address(ops[1]);
-  if (wholeWarpReaches(w)) w.out() << "  bar.warp.sync -1;  // .aligned: the warp's lanes together\n";
-  w.out() << "  " << w.guard << spell(w.in) << " " << d.text << ", " << s.text << ", 128;\n";
+  if (!wholeWarpReaches(w))
+    throw DiagnosticError(w.in.src,
+                          "tensormap.cp_fenceproxy is .sync.aligned: the stress kernel runs it only where the litmus "
+                          "thread owns whole warps and every lane reaches it (no guard, label or branch before it)");
+  auto [dst, dstOff] = baseAndOffset(w.address(ops[0]));
+  auto [src, srcOff] = baseAndOffset(w.address(ops[1]));
+  const std::string again = w.pred("cpfp");
+  const auto& stmts = w.thread.statements();
+  size_t k = 0;
+  while (k < stmts.size() && !(stmts[k].instr && &*stmts[k].instr == &w.in)) ++k;
+  const std::string loop = "$cpfp" + std::to_string(w.thread.index()) + "_" + std::to_string(k);
+  w.out() << "  bar.warp.sync -1;  // .aligned: the warp's lanes together\n"
+          << "  // one map per execution: the warp copies each lane's map in turn, with that lane's operands\n"
+          << "  mov.u32 %x0, 0;\n"
+          << loop << ":\n"
+          << "  shfl.sync.idx.b32 %x1, " << src << ", %x0, 31, -1;\n"
+          << "  mov.b64 {%x2, %x3}, " << dst << ";\n"
+          << "  shfl.sync.idx.b32 %x2, %x2, %x0, 31, -1;\n"
+          << "  shfl.sync.idx.b32 %x3, %x3, %x0, 31, -1;\n"
+          << "  mov.b64 %rd12, {%x2, %x3};\n"
+          << "  " << spell(w.in) << " [%rd12" << dstOff << "], [%x1" << srcOff << "], 128;\n"
+          << "  add.u32 %x0, %x0, 1;\n"
+          << "  setp.lt.u32 " << again << ", %x0, 32;\n"
+          << "  @" << again << " bra.uni " << loop << ";\n";
 }
 
 constexpr OpEmitter kTensormapCopy[] = {{OpId::TensormapCpFenceproxy, emitCpFenceproxy}};
@@ -44,7 +77,7 @@ static_assert(coversFamily(kTensormapCopy, OpFamily::TensormapCopy),
 
 void emitTensormapCopy(Writer& w) { emitFrom(kTensormapCopy, w); }
 
-void regsTensormapCopy(const Instr&, Regs&) {}
+void regsTensormapCopy(const Instr&, Regs& regs) { regs.preds.insert("cpfp"); }
 
 void defaultsTensormapCopy(const Instr&, Qualifiers&) {}
 
