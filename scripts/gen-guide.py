@@ -252,8 +252,12 @@ IDIOMS = [
      "**The thread block that uses the map.** `tensormap.cp_fenceproxy` is the copy plus the release half; "
      "`fence.proxy.tensormap::generic.acquire.<scope> [tmap], 128` must be executed in the same thread block "
      "as the TMA that uses the map (by that thread, or by another thread of its block before a "
-     "synchronisation) — an acquire in another CTA of the cluster is not enough.",
-     "PTX ISA §9.7.13.16 (`tensormap.cp_fenceproxy`), §9.7.13.4 (tensormap proxy fences); CUDA Programming "
+     "synchronisation) — an acquire in another CTA of the cluster is not enough. Also: the instruction is "
+     "`.sync.aligned` and one execution by the warp copies **one** map — give every lane the same `[tmap]` and "
+     "`[smap]`. On the H100 (ptxas 13.0) lane i copies bytes 4i..4i+3, so a warp whose lanes pass different "
+     "maps writes 4 bytes of each and leaves the rest stale (docs/hardware/README.md, B06).",
+     "PTX ISA §9.7.13.16 (`tensormap.cp_fenceproxy`, `.aligned`: all threads of the warp execute the same "
+     "instruction), §9.7.13.4 (tensormap proxy fences); CUDA Programming "
      "Guide §10.30.2 (the acquiring thread and the using thread in the same thread block)",
      "    tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.cluster.sync.aligned [tmap], [smap], 128;\n"
      "    st.release.cluster.global.u32 [flag], 1;\n"
