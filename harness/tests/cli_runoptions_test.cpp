@@ -108,3 +108,34 @@ TEST_CASE("run options: stress options override the --params file (the JSON resu
     CHECK(j["params"]["memStressPct"] == 100);
   }
 }
+
+TEST_CASE("run options: --kernel-ptx replaces one test's kernel and says so, two tests or no file are errors",
+          "[cli]") {
+  cli_test::Scratch s("runopts-kernel-ptx");
+  auto ptx = s.write("k.ptx", "// a hand-edited kernel\n");
+  for (const auto& exe : runners()) {
+    INFO(exe);
+    const std::string model = exe.find(" run") != std::string::npos ? "--no-model " : "";
+    auto two = exec(exe, model + "--iterations 100 --kernel-ptx " + ptx.string() +
+                             " litmus/hw/MP+weak.litmus litmus/hw/CoRR+rlx.litmus");
+    INFO(two.out);
+    CHECK(two.rc == 2);
+    CHECK(two.out.find("--kernel-ptx " + ptx.string() + " replaces one test's kernel, but 2 tests were given") !=
+          std::string::npos);
+    auto missing = exec(exe, model + "--kernel-ptx " + (s.dir / "none.ptx").string() + " litmus/hw/MP+weak.litmus");
+    INFO(missing.out);
+    CHECK(missing.rc != 0);
+    CHECK(missing.out.find("none.ptx") != std::string::npos);
+    // One test: the log and the JSON name the replacement (the run itself needs a GPU).
+    auto out = s.dir / "out.json";
+    auto one = exec(exe, model + "--iterations 100 --json " + out.string() + " --kernel-ptx " + ptx.string() +
+                             " litmus/hw/MP+weak.litmus");
+    INFO(one.out);
+    CHECK(one.out.find("% kernel replaced by " + ptx.string() + " (--kernel-ptx) %") != std::string::npos);
+    std::ifstream f(out);
+    REQUIRE(f.good());
+    auto j = nlohmann::json::parse(f);
+    REQUIRE(j["results"].size() == 1);
+    CHECK(j["results"][0]["kernelPtx"] == ptx.string());
+  }
+}
