@@ -1434,7 +1434,43 @@ std::string tidRanges(const std::vector<int>& tids) {
   return out;
 }
 
+/// `tensormap.cp_fenceproxy` is `.sync.aligned` and one execution by the warp copies one map: every lane must
+/// pass the same operands (PTX ISA 9.2 §9.7.13.16). ptxas for sm_90 has lane i copy bytes 4i..4i+3 of its own
+/// operands, so lanes with different maps each write 4 bytes of theirs (docs/kernels.md). Refused at the line.
+void checkUniformCopies(const Kernel& k, const std::vector<Trace>& traces) {
+  // (cta, warp, statement, n-th execution) -> the first lane's operands and its thread id
+  std::map<std::tuple<int, int, const PtxStmt*, int>, std::pair<std::vector<std::tuple<int, int64_t, int>>, int>> first;
+  for (const auto& t : traces) {
+    std::map<const PtxStmt*, int> nth;
+    for (const auto& kp : t.kept) {
+      if (kp.op != ptx::OpId::TensormapCpFenceproxy || kp.stmt == nullptr) continue;
+      std::vector<std::tuple<int, int64_t, int>> ops;
+      for (const auto& o : kp.ops) ops.emplace_back(o.base, o.imm, o.cta);
+      auto key = std::make_tuple(t.cta, t.tid / 32, kp.stmt, nth[kp.stmt]++);
+      auto [it, fresh] = first.try_emplace(key, ops, t.tid);
+      if (fresh || it->second.first == ops) continue;
+      auto where = [&](const std::tuple<int, int64_t, int>& o) {
+        int b = std::get<0>(o);
+        return b < 0 ? std::string("?") : fmt::format("[{}+{}]", k.bases[static_cast<size_t>(b)].name, std::get<1>(o));
+      };
+      std::string a, b;
+      for (size_t i = 0; i < ops.size() && i < it->second.first.size(); ++i)
+        if (ops[i] != it->second.first[i]) {
+          a = where(it->second.first[i]);
+          b = where(ops[i]);
+          break;
+        }
+      fail(*kp.stmt, fmt::format("tensormap.cp_fenceproxy is .sync.aligned and the warp copies one tensor map per "
+                                 "execution, but threads {} and {} of warp {} of CTA {} pass different operands ({} "
+                                 "and {}): give every lane the same map (on sm_90 each lane copies 4 bytes of the "
+                                 "map its own operands name, so each map gets only a 32nd of its bytes)",
+                                 it->second.second, t.tid, t.tid / 32, t.cta, a, b));
+    }
+  }
+}
+
 ExtractedTest assemble(Kernel& k, std::vector<Trace>& traces) {
+  checkUniformCopies(k, traces);
   Naming nm(k);
   // mbarrier objects
   for (const auto& t : traces)

@@ -133,6 +133,25 @@ TEST_CASE("extract: a shift by more than the width clamps (the amount is unsigne
   CHECK(t.find("[buf]") != std::string::npos);
 }
 
+TEST_CASE("extract: a tensormap.cp_fenceproxy whose lanes pass different maps is refused, one map is extracted",
+          "[extract][refuse]") {
+  // Each lane copies its own 128-byte map: one execution of the .aligned instruction copies one map.
+  std::string perLane =
+      "mov.u32 %r1, %tid.x;\nld.param.u64 %rd1, [k_param_0];\ncvta.to.global.u64 %rd2, %rd1;\n"
+      "mul.wide.u32 %rd3, %r1, 128;\nadd.s64 %rd4, %rd2, %rd3;\nmov.u32 %r2, smap;\nshl.b32 %r3, %r1, 7;\n"
+      "add.s32 %r4, %r2, %r3;\n"
+      "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd4], [%r4], 128;\n";
+  auto k = one(kernel(".maxntid 32, 1, 1", ".shared .align 128 .b8 smap[4096];", perLane));
+  REQUIRE(k.error.has_value());
+  CHECK(k.error->loc.line > 0);
+  CHECK(k.error->message.find("threads 0 and 1 of warp 0 of CTA 0 pass different operands") != std::string::npos);
+  // The same map in every lane: extracted.
+  std::string uniform = perLane;
+  uniform.replace(uniform.find("[%rd4], [%r4]"), 13, "[%rd2], [%r2]");
+  auto u = one(kernel(".maxntid 32, 1, 1", ".shared .align 128 .b8 smap[4096];", uniform));
+  CHECK(testText(u).find("tensormap.cp_fenceproxy") != std::string::npos);
+}
+
 TEST_CASE("extract: roles from %tid, elect.sync and %cluster_ctarank", "[extract][roles]") {
   SECTION("warp specialisation with an elected producer lane") {
     std::string body =
