@@ -1380,10 +1380,9 @@ class Generator {
     auto a = address(t, in, op);
     if (a.space != Space::Global)
       fail(op.src, "'" + (op.baseReg.empty() ? op.loc.name : op.baseReg) + "' must be a global location here");
-    const std::string text = a.text.substr(1, a.text.size() - 2);  // "%ga0+4"
-    const size_t plus = text.find_first_of("+-");
-    o() << "  cvta.global.u64 %y6, " << text.substr(0, plus) << ";\n";
-    return "[%y6" + (plus == std::string::npos ? std::string() : text.substr(plus)) + "]";
+    const auto [reg, offset] = a.split();
+    o() << "  cvta.global.u64 %y6, " << reg << ";\n";
+    return "[%y6" + offset + "]";
   }
 
   emit::TensorMapRef tensorMapRef(const Operand& op) const {

@@ -95,18 +95,22 @@ TEST_CASE("module reader: bad input is a located error", "[extract][module]") {
   CHECK(err(".version 8.0\n.visible .entry k()\n{\n bra.uni ;\n}\n") == 4);
 }
 
+// Thread 0 alone goes on: %r2 = full with full[0] initialised for one arrival, %rd1 = parameter 0.
+constexpr const char* kThread0Full =
+    "mov.u32 %r1, %tid.x;\nsetp.ne.s32 %p1, %r1, 0;\n@%p1 bra END;\n"
+    "mov.u32 %r2, full;\nmbarrier.init.shared.b64 [%r2], 1;\nld.param.u64 %rd1, [k_param_0];\n";
+constexpr const char* kBufFull = ".shared .align 128 .b8 buf[128];\n.shared .align 8 .b8 full[16];";
+
 TEST_CASE("extract: stage offsets become one location per stage, mbarriers one per object", "[extract][address]") {
   // Thread 0 copies into buf + 64*s for s = 0, 1 and signals full[s]; nothing else.
-  std::string body =
-      "mov.u32 %r1, %tid.x;\nsetp.ne.s32 %p1, %r1, 0;\n@%p1 bra END;\n"
-      "mov.u32 %r2, full;\nmbarrier.init.shared.b64 [%r2], 1;\nmbarrier.init.shared.b64 [%r2+8], 1;\n"
-      "ld.param.u64 %rd1, [k_param_0];\nmov.u32 %r3, 0;\n"
-      "LOOP:\nand.b32 %r4, %r3, 1;\nshl.b32 %r5, %r4, 6;\nmov.u32 %r6, buf;\nadd.s32 %r7, %r6, %r5;\n"
-      "shl.b32 %r8, %r4, 3;\nadd.s32 %r9, %r2, %r8;\n"
-      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r9], 64;\n"
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r7], [%rd1], 64, [%r9];\n"
-      "add.s32 %r3, %r3, 1;\nsetp.lt.s32 %p2, %r3, 2;\n@%p2 bra LOOP;\nEND:\n";
-  auto k = one(kernel(".maxntid 32, 1, 1", ".shared .align 128 .b8 buf[128];\n.shared .align 8 .b8 full[16];", body));
+  std::string body = std::string(kThread0Full) +
+                     "mbarrier.init.shared.b64 [%r2+8], 1;\nmov.u32 %r3, 0;\n"
+                     "LOOP:\nand.b32 %r4, %r3, 1;\nshl.b32 %r5, %r4, 6;\nmov.u32 %r6, buf;\nadd.s32 %r7, %r6, %r5;\n"
+                     "shl.b32 %r8, %r4, 3;\nadd.s32 %r9, %r2, %r8;\n"
+                     "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r9], 64;\n"
+                     "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r7], [%rd1], 64, [%r9];\n"
+                     "add.s32 %r3, %r3, 1;\nsetp.lt.s32 %p2, %r3, 2;\n@%p2 bra LOOP;\nEND:\n";
+  auto k = one(kernel(".maxntid 32, 1, 1", kBufFull, body));
   std::string t = testText(k);
   CHECK(t.find("[buf_s0]") != std::string::npos);
   CHECK(t.find("[buf_s1]") != std::string::npos);
@@ -122,13 +126,12 @@ TEST_CASE("extract: a shift by more than the width clamps (the amount is unsigne
   // lands at buf + 0.
   // fuzz_extract found the shift amount read as -7 (undefined behaviour in the extractor).
   std::string body =
-      "mov.u32 %r1, %tid.x;\nsetp.ne.s32 %p1, %r1, 0;\n@%p1 bra END;\n"
-      "mov.u32 %r2, full;\nmbarrier.init.shared.b64 [%r2], 1;\n"
-      "ld.param.u64 %rd1, [k_param_0];\nmov.u32 %r3, 1;\nshl.b32 %r5, %r3, -7;\n"
+      std::string(kThread0Full) +
+      "mov.u32 %r3, 1;\nshl.b32 %r5, %r3, -7;\n"
       "shr.u32 %r8, %r3, -7;\nadd.s32 %r5, %r5, %r8;\nmov.u32 %r6, buf;\nadd.s32 %r7, %r6, %r5;\n"
       "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2], 64;\n"
       "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r7], [%rd1], 64, [%r2];\nEND:\n";
-  auto k = one(kernel(".maxntid 32, 1, 1", ".shared .align 128 .b8 buf[128];\n.shared .align 8 .b8 full[16];", body));
+  auto k = one(kernel(".maxntid 32, 1, 1", kBufFull, body));
   std::string t = testText(k);
   CHECK(t.find("[buf]") != std::string::npos);
 }

@@ -16,6 +16,13 @@ std::string sanitize(std::string_view s) {
   return out;
 }
 
+std::pair<std::string, std::string> Address::split() const {
+  const std::string inner = text.substr(1, text.size() - 2);
+  const size_t at = inner.find_first_of("+-");
+  if (at == std::string::npos) return {inner, ""};
+  return {inner.substr(0, at), inner.substr(at)};
+}
+
 std::string valueReg(int t, std::string_view name) { return "%v" + std::to_string(t) + "_" + sanitize(name); }
 std::string predReg(int t, std::string_view name) { return "%q" + std::to_string(t) + "_" + sanitize(name); }
 std::string wideReg(int t, std::string_view name) { return "%h" + std::to_string(t) + "_" + sanitize(name); }

@@ -56,6 +56,8 @@ using litmus::Operand;
 struct Address {
   std::string text;  ///< "[%ga0+4]", "[%sa1]", "[%sr1_2]"
   ptx::Space space = ptx::Space::Global;
+  /// The register and the signed offset: "[%ga0+4]" -> {"%ga0", "+4"}, "[%sa1]" -> {"%sa1", ""}.
+  [[nodiscard]] std::pair<std::string, std::string> split() const;
 };
 
 /// A tensor map as the emitters see it (ptxgen/Kernel.hpp TensorMapSpec, namespace tmap).

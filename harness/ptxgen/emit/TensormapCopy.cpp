@@ -12,25 +12,28 @@ namespace {
 using ptx::OpFamily;
 using ptx::OpId;
 
+/// The index of `w.in` among its thread's statements (their number if it is not one of them).
+size_t statementIndex(Writer& w) {
+  const auto& stmts = w.thread.statements();
+  size_t k = 0;
+  while (k < stmts.size() && !(stmts[k].instr && &*stmts[k].instr == &w.in)) ++k;
+  return k;
+}
+
 /// Does every lane of the thread's warp reach `in` unconditionally? True when the litmus thread has the whole
 /// kernel warp (its instances fill the 32 lanes) and `in` is unguarded with no label or branch before it.
 bool wholeWarpReaches(Writer& w) {
   const Shape sh = w.thread.shape();
   if (sh.warpLanes != 1 || sh.laneStride != 32 || w.in.guard) return false;
-  for (const auto& st : w.thread.statements()) {
-    if (st.instr && &*st.instr == &w.in) return true;
+  const auto& stmts = w.thread.statements();
+  const size_t at = statementIndex(w);
+  if (at == stmts.size()) return false;
+  for (size_t i = 0; i < at; ++i) {
+    const auto& st = stmts[i];
     if (!st.label.empty() || (st.instr && (st.instr->guard || ptx::opInfo(st.instr->op).family == OpFamily::Branch)))
       return false;
   }
-  return false;
-}
-
-/// "[%ga0+16]" -> {"%ga0", "+16"}.
-std::pair<std::string, std::string> baseAndOffset(const Address& a) {
-  std::string inner = a.text.substr(1, a.text.size() - 2);
-  auto plus = inner.find('+');
-  if (plus == std::string::npos) return {inner, ""};
-  return {inner.substr(0, plus), inner.substr(plus)};
+  return true;
 }
 
 /// `.sync.aligned`: every thread of the warp executes the same tensormap.cp_fenceproxy (PTX ISA 9.2 §9.7.13.16),
@@ -47,13 +50,10 @@ void emitCpFenceproxy(Writer& w) {
     throw DiagnosticError(w.in.src,
                           "tensormap.cp_fenceproxy is .sync.aligned: the stress kernel runs it only where the litmus "
                           "thread owns whole warps and every lane reaches it (no guard, label or branch before it)");
-  auto [dst, dstOff] = baseAndOffset(w.address(ops[0]));
-  auto [src, srcOff] = baseAndOffset(w.address(ops[1]));
+  const auto [dst, dstOff] = w.address(ops[0]).split();
+  const auto [src, srcOff] = w.address(ops[1]).split();
   const std::string again = w.pred("cpfp");
-  const auto& stmts = w.thread.statements();
-  size_t k = 0;
-  while (k < stmts.size() && !(stmts[k].instr && &*stmts[k].instr == &w.in)) ++k;
-  const std::string loop = "$cpfp" + std::to_string(w.thread.index()) + "_" + std::to_string(k);
+  const std::string loop = "$cpfp" + std::to_string(w.thread.index()) + "_" + std::to_string(statementIndex(w));
   w.out() << "  bar.warp.sync -1;  // .aligned: the warp's lanes together\n"
           << "  // one map per execution: the warp copies each lane's map in turn, with that lane's operands\n"
           << "  mov.u32 %x0, 0;\n"
