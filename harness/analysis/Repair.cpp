@@ -296,13 +296,7 @@ class CandidateBuilder {
     for (const auto& l : test_.locations) {
       if (!l.isMbarrier || (l.ownerCta >= 0 && l.ownerCta != th.where.cta)) continue;
       for (int parity : {0, 1}) {
-        // Names unique in the thread: the barrier, the parity and the line the loop goes before.
-        std::string id = fmt::format("{}{}_l{}", l.name, parity, pt.after + 1);
-        std::string label = "wait_" + id, pred = "p_" + id;
-        addInsertion(
-            EditClass::Wait, pt,
-            {{label + ":", fmt::format("mbarrier.try_wait.parity.shared::cta.b64 {}, [{}], {};", pred, l.name, parity),
-              fmt::format("@!{} bra {};", pred, label)}});
+        addInsertion(EditClass::Wait, pt, {mbarrierWaitLoop(l.name, parity, pt.after + 1)});
       }
     }
   }
@@ -914,6 +908,14 @@ void printRepairText(const RepairReport& r, std::ostream& os) {
     if (!fails.empty()) os << "  not under: " << fails << "\n";
     os << rp.diff;
   }
+}
+
+std::vector<std::string> mbarrierWaitLoop(const std::string& mbar, int parity, int beforeLine,
+                                          const std::string& indent) {
+  const std::string id = fmt::format("{}{}_l{}", mbar, parity, beforeLine);
+  return {"wait_" + id + ":",
+          fmt::format("{}mbarrier.try_wait.parity.shared::cta.b64 p_{}, [{}], {};", indent, id, mbar, parity),
+          fmt::format("{}@!p_{} bra wait_{};", indent, id, id)};
 }
 
 }  // namespace ptxmm::analysis

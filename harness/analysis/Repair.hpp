@@ -129,6 +129,12 @@ void printRepairText(const RepairReport& report, std::ostream& os);
 [[nodiscard]] std::vector<std::string> applyTextEdits(const std::vector<std::string>& base,
                                                       const std::vector<TextEdit>& edits);
 
+/// The lines of a blocking wait on mbarrier `mbar` for `parity` that a repair inserts before line `beforeLine`
+/// of its thread: the retry label, the try_wait and the branch back (`indent` before the last two). Its names
+/// are unique in the thread: the barrier, the parity and the line.
+[[nodiscard]] std::vector<std::string> mbarrierWaitLoop(const std::string& mbar, int parity, int beforeLine,
+                                                        const std::string& indent = "");
+
 /// Unified diff (3 lines of context) of `edits` applied to `base`; names are the ---/+++ headers.
 [[nodiscard]] std::string unifiedDiff(const std::vector<std::string>& base, const std::vector<TextEdit>& edits,
                                       const std::string& fromName, const std::string& toName);

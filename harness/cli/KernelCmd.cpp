@@ -433,14 +433,7 @@ class KernelRepairSearch {
       const std::string& mbar = it->second;
       int parity = count[{thread_[l], mbar}]++ & 1;
       waitOf[p].insert({mbar, parity});
-      // Names unique in the thread: the barrier, the parity and the line the loop goes before.
-      std::string id = fmt::format("{}{}_l{}", mbar, parity, l);
-      c.edits.push_back(analysis::TextEdit{
-          false,
-          l - 1,
-          {"wait_" + id + ":",
-           fmt::format("    mbarrier.try_wait.parity.shared::cta.b64 p_{}, [{}], {};", id, mbar, parity),
-           fmt::format("    @!p_{} bra wait_{};", id, id)}});
+      c.edits.push_back(analysis::TextEdit{false, l - 1, analysis::mbarrierWaitLoop(mbar, parity, l, "    ")});
     }
     if (c.edits.empty()) return;
     c.r = {"wait", "insert", "before", "", {}};
