@@ -13,7 +13,7 @@
 #            (`ptxmm campaign run --db STORE --plan-only --mutants ...`, docs/hardware/README.md).
 #            PHASES (comma-separated, default run,tune,rerun,report): run = its pending runs; tune =
 #            the stress parameters for BUDGET seconds (default 240; TUNE_ITER instances per mutant run,
-#            default 100000); rerun = the tests again with
+#            default 100000; TUNE_PARAMS the parameters it starts from, TUNE_SEED its seed); rerun = the tests again with
 #            the best parameters; report = coverage.txt and campaign.html (plots only where
 #            matplotlib is). The store ($OUT/campaign.db), best-params.json and the logs land in
 #            $OUT; a phase cut short by its time bound resumes when the returned store is given
@@ -138,7 +138,8 @@ if [ "$MODE" = campaign ]; then
   if [[ $PHASES == *,tune,* ]]; then
     log "tune: $BUDGET s"
     timeout $((BUDGET + 120)) $BIN campaign tune --db "$DB" --backend cuda --budget "$BUDGET" \
-      --iterations "${TUNE_ITER:-100000}" --out "$OUT/best-params.json" > "$OUT/tune.log" 2>&1
+      --iterations "${TUNE_ITER:-100000}" ${TUNE_PARAMS:+--params "$TUNE_PARAMS"} ${TUNE_SEED:+--seed "$TUNE_SEED"} \
+      --out "$OUT/best-params.json" > "$OUT/tune.log" 2>&1
     log "tune exit: $?"
     tail -30 "$OUT/tune.log"
   fi

@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <iomanip>
+#include <iterator>
 #include <set>
 
 #include "campaign/Campaign.hpp"
 #include "litmus/Parser.hpp"
+#include "litmus/Printer.hpp"
 #include "outcome/State.hpp"
 #include "report/HwReport.hpp"
 
@@ -83,6 +85,54 @@ std::string widened(std::string name, ptx::Scope narrow, ptx::Scope wide) {
   return name;
 }
 
+/// The threads' placements and the final condition: tests with the same key differ only in their
+/// instructions (their synchronisation, their access kinds), so a state one of them shows is one the
+/// stress kernel can produce for those threads.
+std::string shapeKey(const litmus::Test& t) {
+  std::string key;
+  for (const auto& th : t.threads)
+    key += std::to_string(th.where.cta) + "," + std::to_string(th.where.cluster) + "," + std::to_string(th.where.gpu) +
+           ";";
+  return key + litmus::printCondition(t.condition, litmus::PropStyle::Canonical);
+}
+
+/// The instructions of a test as a multiset of their spellings.
+std::multiset<std::string> instructions(const litmus::Test& t) {
+  std::multiset<std::string> out;
+  for (const auto& th : t.threads)
+    for (const auto& st : th.code)
+      if (st.instr) out.insert(litmus::printInstr(*st.instr));
+  return out;
+}
+
+/// "seen N times in SIBLING ..." for the test of the same shape that saw `state` and shares the most
+/// instructions with `t` (then the one that saw it most often), or "".
+std::string siblingSeen(const std::map<std::string, std::vector<const TestCoverage*>>& byShape,
+                        const std::map<const TestCoverage*, std::multiset<std::string>>& instrs, const litmus::Test& t,
+                        const TestCoverage& self, const std::string& state) {
+  auto it = byShape.find(shapeKey(t));
+  if (it == byShape.end()) return "";
+  const std::multiset<std::string> mine = instructions(t);
+  const TestCoverage* best = nullptr;
+  std::pair<size_t, uint64_t> bestKey{0, 0};  // (shared instructions, times seen)
+  for (const TestCoverage* o : it->second) {
+    if (o == &self) continue;
+    auto s = o->seen.find(state);
+    if (s == o->seen.end() || s->second == 0) continue;
+    std::vector<std::string> common;
+    const auto& theirs = instrs.at(o);
+    std::set_intersection(mine.begin(), mine.end(), theirs.begin(), theirs.end(), std::back_inserter(common));
+    const std::pair<size_t, uint64_t> key{common.size(), s->second};
+    if (best == nullptr || key > bestKey) {
+      best = o;
+      bestKey = key;
+    }
+  }
+  if (best == nullptr) return "";
+  return "seen " + std::to_string(bestKey.second) + " times in " + best->name + " (" + std::to_string(best->instances) +
+         " instances), whose threads and condition are the same";
+}
+
 }  // namespace
 
 UnseenState staticReason(const litmus::Test& t, const std::string& state, ptx::Scope& narrow, ptx::Scope& wide) {
@@ -138,8 +188,9 @@ SuiteCoverage coverage(Store& store) {
         c.reason = r.reason;
       }
       if (r.status != "ok") continue;
-      device = r.device.value("name", "") + " (sm_" + r.device.value("sm", "") + ")";
+      if (r.device.is_object()) device = r.device.value("name", "") + " (sm_" + r.device.value("sm", "") + ")";
       c.instances += r.instances;
+      c.timedOut += r.timedOut;
       c.seconds += r.seconds;
       for (const auto& [k, v] : r.states) {
         c.seen[k] += v;
@@ -159,6 +210,14 @@ SuiteCoverage coverage(Store& store) {
   // Reasons, with the whole suite's observations at hand.
   std::map<std::string, const TestCoverage*> byName;
   for (const auto& c : suite.tests) byName[c.name] = &c;
+  std::map<std::string, std::vector<const TestCoverage*>> byShape;  // placements and condition -> tests
+  std::map<const TestCoverage*, std::multiset<std::string>> instrs;
+  for (size_t i = 0; i < suite.tests.size(); ++i) {
+    auto pr = litmus::tryParseTest(tests[i].text, tests[i].file);
+    if (!pr.ok() || suite.tests[i].status != "ok") continue;
+    byShape[shapeKey(*pr.test)].push_back(&suite.tests[i]);
+    instrs[&suite.tests[i]] = instructions(*pr.test);
+  }
   for (size_t i = 0; i < suite.tests.size(); ++i) {
     auto& c = suite.tests[i];
     auto pr = litmus::tryParseTest(tests[i].text, tests[i].file);
@@ -171,6 +230,11 @@ SuiteCoverage coverage(Store& store) {
             c.reason.find("needs sm_100a") != std::string::npos || (c.arch == "sm_100a" && c.status == "skipped");
         u.category = arch ? kNeedsArch : kNotRun;
         u.evidence = c.status + ": " + c.reason;
+      } else if (c.instances > 0 && c.timedOut >= c.instances) {
+        // No instance reached the end of its threads, so no final state was recorded at all: the model's
+        // states of such a test are those of executions that hang (a wait never satisfied, a spin forever).
+        u.category = kNoneFinished;
+        u.evidence = "all " + std::to_string(c.instances) + " instances hit the spin bound";
       } else {
         ptx::Scope narrow{}, wide{};
         if (pr.ok()) {
@@ -189,6 +253,10 @@ SuiteCoverage coverage(Store& store) {
           }
         } else if (!u.category.empty()) {
           u.evidence += " (" + std::to_string(c.instances) + " instances)";
+        } else if (const auto sib = pr.ok() ? siblingSeen(byShape, instrs, *pr.test, c, state) : std::string{};
+                   !sib.empty()) {
+          u.category = kSiblingSeen;
+          u.evidence = sib + "; not here in " + std::to_string(c.instances) + " instances";
         } else if (c.allowed.size() > 16) {
           u.category = kManyStates;
           u.evidence = std::to_string(c.allowed.size()) + " allowed states, " + std::to_string(c.seen.size()) +

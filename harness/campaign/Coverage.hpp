@@ -24,6 +24,9 @@ inline constexpr const char* kPlacement = "placement one GPU cannot realise (gpu
 inline constexpr const char* kMergedLoads = "ptxas may merge the loads (check --sass)";
 inline constexpr const char* kOneCta = "threads of one CTA (one SM, one L1)";
 inline constexpr const char* kManyStates = "rare state of a many-state test";
+inline constexpr const char* kNoneFinished = "no instance finished (deadlock or livelock)";
+inline constexpr const char* kSiblingSeen =
+    "decided by this test's instructions here (a test of the same threads and condition shows it)";
 inline constexpr const char* kNoModel = "no model states";
 inline constexpr const char* kUnexplained = "unexplained";
 
@@ -47,6 +50,7 @@ struct TestCoverage {
   std::string reason;                    ///< the last failing run's reason
   bool hasModel = false;
   uint64_t instances = 0;
+  uint64_t timedOut = 0;  ///< instances that hit the spin bound (they end in no final state)
   double seconds = 0;
   uint64_t weak = 0;  ///< instances whose state satisfies the condition's proposition
   std::set<std::string> allowed;

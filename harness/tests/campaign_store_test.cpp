@@ -156,3 +156,61 @@ TEST_CASE("an unseen state of a test whose threads share one CTA is put down to 
   CHECK(reason("cta 1,gpu 0").category.empty());  // different CTAs: no reason from the test alone
   CHECK(reason("cta 1,gpu 1").category == kPlacement);
 }
+
+TEST_CASE(
+    "an unseen state is put down to a hang when no instance finished, or to the test's own "
+    "instructions when a test of the same threads and condition shows it",
+    "[campaign]") {
+  TempDb db;
+  Store s(db.path.string());
+  const std::string weak = "1:r0=1; 1:r1=0;", flagOnly = "1:r0=1; 1:r1=1;", none = "1:r0=0; 1:r1=0;";
+  auto mpTest = [&](const std::string& name, const std::string& writer, const std::string& placement1) {
+    TestRow t;
+    t.name = name;
+    t.text = "PTX " + name + "\n{ x = 0; y = 0; }\n P0@cta 0,gpu 0 | P1@" + placement1 + " ;\n st.weak x, 1 | " +
+             "ld.relaxed.gpu r0, y ;\n " + writer + " | ld.weak r1, x ;\n exists (1:r0 == 1 /\\ 1:r1 == 0)\n";
+    t.hash = name;
+    t.allowed = std::set<std::string>{weak, flagOnly, none};
+    return s.addTest(t);
+  };
+  const int64_t fenced = mpTest("MP+fence", "st.release.gpu y, 1", "cta 1,gpu 0");
+  const int64_t relaxed = mpTest("MP+rlx", "st.relaxed.gpu y, 1", "cta 1,gpu 0");
+  const int64_t otherPlace = mpTest("MP+rlx-elsewhere", "st.relaxed.gpu y, 1", "cta 2,gpu 0");
+  const int64_t hung = mpTest("MP+hang", "st.relaxed.gpu y, 1", "cta 3,gpu 0");
+  const int64_t c = s.addConfig(nlohmann::json{{"seed", 1}}, "run");
+  auto finishRun = [&](int64_t test, std::map<std::string, uint64_t> states, uint64_t timedOut) {
+    const int64_t id = s.addRun(test, c, 1000, "campaign");
+    REQUIRE(s.claimRun(id, "w", 60));
+    RunRow r = *s.run(id);
+    r.status = "ok";
+    r.states = std::move(states);
+    r.timedOut = timedOut;
+    r.instances = 1000;
+    r.finished = now();
+    REQUIRE(s.finish(r));
+  };
+  finishRun(fenced, {{none, 900}, {flagOnly, 100}}, 0);
+  finishRun(relaxed, {{none, 800}, {flagOnly, 190}, {weak, 10}}, 0);
+  finishRun(otherPlace, {{none, 1000}}, 0);
+  finishRun(hung, {}, 1000);
+  const SuiteCoverage cov = coverage(s);
+  auto unseenOf = [&](const std::string& name) {
+    for (const auto& t : cov.tests)
+      if (t.name == name) return t.unseen;
+    FAIL("no test " << name);
+    return std::vector<UnseenState>{};
+  };
+  const auto f = unseenOf("MP+fence");
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].state == weak);
+  CHECK(f[0].category == kSiblingSeen);
+  CHECK_THAT(f[0].evidence, Catch::Contains("seen 10 times in MP+rlx (1000 instances)"));
+  // Another placement is another shape: the relaxed test's weak outcome is no evidence for it.
+  for (const auto& u : unseenOf("MP+rlx-elsewhere")) CHECK(u.category != kSiblingSeen);
+  const auto h = unseenOf("MP+hang");
+  REQUIRE(h.size() == 3);
+  for (const auto& u : h) {
+    CHECK(u.category == kNoneFinished);
+    CHECK(u.evidence == "all 1000 instances hit the spin bound");
+  }
+}
