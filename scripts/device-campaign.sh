@@ -13,8 +13,9 @@
 #            (`ptxmm campaign run --db STORE --plan-only --mutants ...`, docs/hardware/README.md).
 #            PHASES (comma-separated, default run,tune,rerun,report): run = its pending runs; tune =
 #            the stress parameters for BUDGET seconds (default 240; TUNE_ITER instances per mutant run,
-#            default 100000; TUNE_PARAMS the parameters it starts from, TUNE_SEED its seed); rerun = the tests again with
-#            the best parameters; report = coverage.txt and campaign.html (plots only where
+#            default 100000; TUNE_PARAMS the parameters it starts from, TUNE_SEED its seed); evaluate = no
+#            search: TUNE_PARAMS at TUNE_ITER instances on every mutant they have not killed yet (BUDGET s);
+#            rerun = the tests again with the best parameters; report = coverage.txt and campaign.html (plots only where
 #            matplotlib is). The store ($OUT/campaign.db), best-params.json and the logs land in
 #            $OUT; a phase cut short by its time bound resumes when the returned store is given
 #            back as STORE. ITERATIONS is ignored (the store holds the iteration counts).
@@ -142,6 +143,13 @@ if [ "$MODE" = campaign ]; then
       --out "$OUT/best-params.json" > "$OUT/tune.log" 2>&1
     log "tune exit: $?"
     tail -30 "$OUT/tune.log"
+  fi
+  if [[ $PHASES == *,evaluate,* ]]; then
+    log "evaluate: ${TUNE_PARAMS:?evaluate needs TUNE_PARAMS} at ${TUNE_ITER:?evaluate needs TUNE_ITER} instances, $BUDGET s"
+    timeout $((BUDGET + 120)) $BIN campaign tune --db "$DB" --backend cuda --budget "$BUDGET" --evaluate \
+      --params "$TUNE_PARAMS" --iterations "$TUNE_ITER" --no-progress > "$OUT/evaluate-$TUNE_ITER.log" 2>&1
+    log "evaluate exit: $?"
+    tail -30 "$OUT/evaluate-$TUNE_ITER.log"
   fi
   if [[ $PHASES == *,rerun,* ]]; then
     log "the tests again with the tuned parameters"

@@ -84,8 +84,8 @@ ConfigScore scoreOf(Store& store, int64_t config) {
     auto it = mutants.find(r.test);
     if (it == mutants.end()) continue;
     evaluated.insert(r.test);
-    const bool kill = r.targetSeen > 0;
-    if (kill) killed.insert(r.test);
+    // A mutant with several runs (more instances for a survivor) is killed once, by any of them.
+    const bool kill = r.targetSeen > 0 && killed.insert(r.test).second;
     s.targetInstances += static_cast<uint64_t>(r.targetSeen);
     s.seconds += r.seconds;
     for (auto* m : {&s.byClass[it->second.mclass], &s.byMutation[it->second.mutation]}) {
@@ -205,6 +205,42 @@ int tune(Store& store, Backend& backend, const TuneOptions& o, std::ostream& out
     if (s && !s->stoppedEarly && (!best || better(*s, *best))) best = s;
   };
 
+  if (o.evaluateOnly) {
+    const int64_t id = store.addConfig(configJson(o.base), "evaluate");
+    const ConfigScore before = scoreOf(store, id);
+    std::set<int64_t> done;  // killed already, not runnable here, or hanging
+    int hanging = 0;
+    for (const auto& r : store.runs("tune", id)) {
+      if (r.targetSeen > 0) done.insert(r.test);
+      // Most of its instances spun to the bound: more instances would mostly spin longer.
+      if (r.targetSeen == 0 && r.instances > 0 && 2 * r.timedOut > r.instances && done.insert(r.test).second) ++hanging;
+    }
+    for (int64_t m : notRunnableMutants(store)) done.insert(m);
+    int ran = 0;
+    for (const auto& m : mutants) {
+      if (done.count(m.id) > 0) continue;
+      if (spent() >= o.budgetSeconds) {
+        out << "evaluate: the budget ended with mutants left to run (run it again to go on)\n";
+        break;
+      }
+      const int64_t runId = store.addRun(m.id, id, o.iterations, "tune");
+      if (store.claimRun(runId, me, 3600)) {
+        RunRow r = executeClaimed(store, backend, *store.run(runId), 3600);
+        deviceSeconds += r.seconds;
+        ++ran;
+      }
+    }
+    const ConfigScore s = scoreOf(store, id);
+    store.setConfigScore(id, s.score(), s.killed, s.killable, s.deathRate(), s.seconds, false);
+    if (!store.meta("tune.best")) store.setMeta("tune.best", std::to_string(id));
+    out << "config " << id << " evaluated: " << ran << " run(s) of " << o.iterations << " instances; killed "
+        << before.killed << " -> " << s.killed << " of " << s.killable << "; " << hanging
+        << " survivor(s) not run again: most of their instances hit the spin bound\n";
+    printTuneSummary(store, out);
+    if (store.meta("tune.best") != std::to_string(id)) printSurvivors(store, id, out);  // else the summary has them
+    return 0;
+  }
+
   // The defaults first: the baseline tuned parameters are compared with.
   store.setMeta("tune.default", std::to_string(store.addConfig(configJson(o.base), "tune-default")));
   consider(evaluate(o.base, "tune-default"));
@@ -272,9 +308,14 @@ void printSurvivors(Store& store, int64_t config, std::ostream& out) {
   std::map<int64_t, TestRow> mutants;
   for (auto& m : store.tests("mutant")) mutants[m.id] = m;
   std::map<std::string, std::vector<std::string>> byReason;  // "mutation: category" -> mutant names
+  std::set<int64_t> killed, survivors;  // a mutant with several runs survives if none of them killed it
   for (const auto& r : store.runs("tune", config)) {
-    if (r.status != "ok" || r.targetSeen > 0 || mutants.count(r.test) == 0) continue;
-    const TestRow& m = mutants[r.test];
+    if (r.targetSeen > 0) killed.insert(r.test);
+    if (r.status == "ok" && mutants.count(r.test) > 0) survivors.insert(r.test);
+  }
+  for (const int64_t id : survivors) {
+    if (killed.count(id) > 0) continue;
+    const TestRow& m = mutants[id];
     std::string category = kUnexplained;
     if (auto pr = litmus::tryParseTest(m.text, m.file); pr.ok()) {
       ptx::Scope narrow{}, wide{};

@@ -34,6 +34,11 @@ struct TuneOptions {
   uint64_t seed = 1;
   std::string out;            ///< write the best parameters here (JSON)
   runner::StressParams base;  ///< the defaults the search starts from
+  /// No search: run, at `iterations` instances, every mutant that `base` has not killed yet (in any earlier
+  /// run of that configuration; one whose earlier run mostly hit the spin bound is left out), within the
+  /// budget and without early stopping. The configuration's score
+  /// then counts a mutant killed by any of its runs: more instances for the survivors of a tuning run.
+  bool evaluateOnly = false;
 };
 
 /// Per mutant class (generic-proxy, async-proxy, mbarrier, cluster) and mutation kind.

@@ -35,7 +35,7 @@ struct Args {
   std::string db;
   RunOptions run;  // paths, --params, stress options, --arch (--json unused)
   std::string gpus, backend, fake, model = "ptx", modelStates, shard, outFile, python;
-  bool noModel = false, mutants = false, planOnly = false, noProgress = false, tuned = false;
+  bool noModel = false, mutants = false, planOnly = false, noProgress = false, tuned = false, evaluate = false;
   double lease = 600, budget = 60;
   int maxAttempts = 3, gpu = 0;
   uint64_t iterations = 0, tuneIterations = 100000, seed = 1;
@@ -197,6 +197,7 @@ int cmdTune(const Args& a, const CampaignHooks& hooks) {
     to.iterations = a.tuneIterations;
     to.seed = a.seed;
     to.out = a.outFile;
+    to.evaluateOnly = a.evaluate;
     RunOptions ro = a.run;
     ro.paths = {"-"};
     to.base = campaignOptions(ro).params;
@@ -339,6 +340,9 @@ void addCampaignCommand(CLI::App& app, int& exitCode, const CampaignHooks& hooks
   tune->add_option("--out", a->outFile, "write the best parameters here (JSON for --params)");
   tune->add_option("--params", a->run.paramsFile, "the parameters the search starts from");
   tune->add_option("--model", a->model, "cat model of the mutants (default ptx)");
+  tune->add_flag("--evaluate", a->evaluate,
+                 "no search: run the --params configuration at --iterations on every mutant it has not killed yet "
+                 "(its score counts a kill by any of its runs)");
   addExecOptions(tune, *a);
   tune->callback([a, &exitCode, hooks] { exitCode = cmdTune(*a, hooks); });
 

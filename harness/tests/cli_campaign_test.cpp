@@ -7,14 +7,18 @@
 
 #include <catch2/catch.hpp>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "CliTestSupport.hpp"
 #include "campaign/Store.hpp"
+#include "campaign/Tune.hpp"
 
 using cli_test::Scratch;
 namespace fs = std::filesystem;
+using ptxmm::campaign::ConfigScore;
 using ptxmm::campaign::RunRow;
+using ptxmm::campaign::scoreOf;
 using ptxmm::campaign::Store;
 
 namespace {
@@ -228,4 +232,39 @@ TEST_CASE("campaign commands that read a store refuse a missing one and create n
     CHECK(r.err.find("no campaign store") != std::string::npos);
     CHECK_FALSE(std::filesystem::exists(db));
   }
+}
+
+TEST_CASE("campaign tune --evaluate runs a configuration's survivors again with more instances", "[cli][campaign]") {
+  Scratch sc("campaign-evaluate");
+  const std::string db = (sc.dir / "c.db").string(), best = (sc.dir / "best.json").string();
+  REQUIRE(sc.ptxmm("campaign run --db " + db +
+                   " --backend fake --mutants --iterations 1000 litmus/hw/MP+fence.acq_rel.gpu.litmus "
+                   "litmus/hw/SB+fence.sc.gpu.litmus litmus/hw/LB+fence.acq_rel.gpu.litmus")
+              .rc == 0);
+  auto t = sc.ptxmm("campaign tune --db " + db + " --budget 2 --iterations 200 --out " + best);
+  INFO(t.out << t.err);
+  REQUIRE(t.rc == 0);
+  Store s(db);
+  const int64_t config = std::stoll(*s.meta("tune.best"));
+  std::set<int64_t> killedBefore, runBefore;
+  for (const auto& r : s.runs("tune", config)) {
+    runBefore.insert(r.test);
+    if (r.targetSeen > 0) killedBefore.insert(r.test);
+  }
+  auto e = sc.ptxmm("campaign tune --db " + db + " --budget 60 --evaluate --params " + best + " --iterations 100000");
+  INFO(e.out << e.err);
+  REQUIRE(e.rc == 0);
+  CHECK(e.out.find("config " + std::to_string(config) + " evaluated") != std::string::npos);
+  int again = 0;
+  for (const auto& r : s.runs("tune", config))
+    if (r.iterations == 100000) {
+      ++again;
+      CHECK(killedBefore.count(r.test) == 0);  // a killed mutant is not run again
+    }
+  CHECK(again == static_cast<int>(s.tests("mutant").size() - killedBefore.size()));
+  const ConfigScore after = scoreOf(s, config);
+  CHECK(after.killed >= static_cast<int>(killedBefore.size()));
+  int byClass = 0;
+  for (const auto& [cls, c] : after.byClass) byClass += c.killed;
+  CHECK(byClass == after.killed);  // each mutant counted once, whatever its number of runs
 }
