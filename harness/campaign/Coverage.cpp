@@ -85,54 +85,6 @@ std::string widened(std::string name, ptx::Scope narrow, ptx::Scope wide) {
   return name;
 }
 
-/// The threads' placements and the final condition: tests with the same key differ only in their
-/// instructions (their synchronisation, their access kinds), so a state one of them shows is one the
-/// stress kernel can produce for those threads.
-std::string shapeKey(const litmus::Test& t) {
-  std::string key;
-  for (const auto& th : t.threads)
-    key += std::to_string(th.where.cta) + "," + std::to_string(th.where.cluster) + "," + std::to_string(th.where.gpu) +
-           ";";
-  return key + litmus::printCondition(t.condition, litmus::PropStyle::Canonical);
-}
-
-/// The instructions of a test as a multiset of their spellings.
-std::multiset<std::string> instructions(const litmus::Test& t) {
-  std::multiset<std::string> out;
-  for (const auto& th : t.threads)
-    for (const auto& st : th.code)
-      if (st.instr) out.insert(litmus::printInstr(*st.instr));
-  return out;
-}
-
-/// "seen N times in SIBLING ..." for the test of the same shape that saw `state` and shares the most
-/// instructions with `t` (then the one that saw it most often), or "".
-std::string siblingSeen(const std::map<std::string, std::vector<const TestCoverage*>>& byShape,
-                        const std::map<const TestCoverage*, std::multiset<std::string>>& instrs, const litmus::Test& t,
-                        const TestCoverage& self, const std::string& state) {
-  auto it = byShape.find(shapeKey(t));
-  if (it == byShape.end()) return "";
-  const std::multiset<std::string> mine = instructions(t);
-  const TestCoverage* best = nullptr;
-  std::pair<size_t, uint64_t> bestKey{0, 0};  // (shared instructions, times seen)
-  for (const TestCoverage* o : it->second) {
-    if (o == &self) continue;
-    auto s = o->seen.find(state);
-    if (s == o->seen.end() || s->second == 0) continue;
-    std::vector<std::string> common;
-    const auto& theirs = instrs.at(o);
-    std::set_intersection(mine.begin(), mine.end(), theirs.begin(), theirs.end(), std::back_inserter(common));
-    const std::pair<size_t, uint64_t> key{common.size(), s->second};
-    if (best == nullptr || key > bestKey) {
-      best = o;
-      bestKey = key;
-    }
-  }
-  if (best == nullptr) return "";
-  return "seen " + std::to_string(bestKey.second) + " times in " + best->name + " (" + std::to_string(best->instances) +
-         " instances), whose threads and condition are the same";
-}
-
 }  // namespace
 
 UnseenState staticReason(const litmus::Test& t, const std::string& state, ptx::Scope& narrow, ptx::Scope& wide) {
@@ -158,6 +110,58 @@ UnseenState staticReason(const litmus::Test& t, const std::string& state, ptx::S
         "all " + std::to_string(t.threads.size()) + " threads in CTA " + std::to_string(t.threads.front().where.cta);
   }
   return u;
+}
+
+/// The threads' placements and the final condition: tests with the same key differ only in their
+/// instructions (their synchronisation, their access kinds), so a state one of them shows is one the
+/// stress kernel can produce for those threads.
+std::string ShapeIndex::key(const litmus::Test& t) {
+  std::string key;
+  for (const auto& th : t.threads)
+    key += std::to_string(th.where.cta) + "," + std::to_string(th.where.cluster) + "," + std::to_string(th.where.gpu) +
+           ";";
+  return key + litmus::printCondition(t.condition, litmus::PropStyle::Canonical);
+}
+
+std::multiset<std::string> ShapeIndex::instructions(const litmus::Test& t) {
+  std::multiset<std::string> out;
+  for (const auto& th : t.threads)
+    for (const auto& st : th.code)
+      if (st.instr) out.insert(litmus::printInstr(*st.instr));
+  return out;
+}
+
+void ShapeIndex::add(const litmus::Test& t, const std::string& name, const std::map<std::string, uint64_t>& seen,
+                     uint64_t instances) {
+  auto& e = byKey_[key(t)][name];
+  e.instances += instances;
+  for (const auto& [k, v] : seen) e.seen[k] += v;
+  if (e.instrs.empty()) e.instrs = instructions(t);
+}
+
+std::string ShapeIndex::seenElsewhere(const litmus::Test& t, const std::string& self, const std::string& state) const {
+  auto it = byKey_.find(key(t));
+  if (it == byKey_.end()) return "";
+  const std::multiset<std::string> mine = instructions(t);
+  const std::string* best = nullptr;
+  std::pair<size_t, uint64_t> bestKey{0, 0};  // (shared instructions, times seen)
+  uint64_t bestInstances = 0;
+  for (const auto& [name, e] : it->second) {
+    if (name == self) continue;
+    auto s = e.seen.find(state);
+    if (s == e.seen.end() || s->second == 0) continue;
+    std::vector<std::string> common;
+    std::set_intersection(mine.begin(), mine.end(), e.instrs.begin(), e.instrs.end(), std::back_inserter(common));
+    const std::pair<size_t, uint64_t> k{common.size(), s->second};
+    if (best == nullptr || k > bestKey) {
+      best = &name;
+      bestKey = k;
+      bestInstances = e.instances;
+    }
+  }
+  if (best == nullptr) return "";
+  return "seen " + std::to_string(bestKey.second) + " times in " + *best + " (" + std::to_string(bestInstances) +
+         " instances), whose threads and condition are the same";
 }
 
 SuiteCoverage coverage(Store& store) {
@@ -210,14 +214,10 @@ SuiteCoverage coverage(Store& store) {
   // Reasons, with the whole suite's observations at hand.
   std::map<std::string, const TestCoverage*> byName;
   for (const auto& c : suite.tests) byName[c.name] = &c;
-  std::map<std::string, std::vector<const TestCoverage*>> byShape;  // placements and condition -> tests
-  std::map<const TestCoverage*, std::multiset<std::string>> instrs;
-  for (size_t i = 0; i < suite.tests.size(); ++i) {
-    auto pr = litmus::tryParseTest(tests[i].text, tests[i].file);
-    if (!pr.ok() || suite.tests[i].status != "ok") continue;
-    byShape[shapeKey(*pr.test)].push_back(&suite.tests[i]);
-    instrs[&suite.tests[i]] = instructions(*pr.test);
-  }
+  ShapeIndex shapes;
+  for (size_t i = 0; i < suite.tests.size(); ++i)
+    if (auto pr = litmus::tryParseTest(tests[i].text, tests[i].file); pr.ok())
+      shapes.add(*pr.test, suite.tests[i].name, suite.tests[i].seen, suite.tests[i].instances);
   for (size_t i = 0; i < suite.tests.size(); ++i) {
     auto& c = suite.tests[i];
     auto pr = litmus::tryParseTest(tests[i].text, tests[i].file);
@@ -242,7 +242,14 @@ SuiteCoverage coverage(Store& store) {
           u.category = r.category;
           u.evidence = r.evidence;
         }
-        if (u.category == kScope) {
+        // A test of the same threads that shows the state refutes "one SM cannot show it".
+        const std::string sib = pr.ok() && (u.category.empty() || u.category == kOneCta)
+                                    ? shapes.seenElsewhere(*pr.test, c.name, state)
+                                    : std::string{};
+        if (!sib.empty()) {
+          u.category = kSiblingSeen;
+          u.evidence = sib + "; not here in " + std::to_string(c.instances) + " instances";
+        } else if (u.category == kScope) {
           auto it = byName.find(widened(c.name, narrow, wide));
           if (it != byName.end() && it->second != &c) {
             auto s = it->second->seen.find(state);
@@ -253,10 +260,6 @@ SuiteCoverage coverage(Store& store) {
           }
         } else if (!u.category.empty()) {
           u.evidence += " (" + std::to_string(c.instances) + " instances)";
-        } else if (const auto sib = pr.ok() ? siblingSeen(byShape, instrs, *pr.test, c, state) : std::string{};
-                   !sib.empty()) {
-          u.category = kSiblingSeen;
-          u.evidence = sib + "; not here in " + std::to_string(c.instances) + " instances";
         } else if (c.allowed.size() > 16) {
           u.category = kManyStates;
           u.evidence = std::to_string(c.allowed.size()) + " allowed states, " + std::to_string(c.seen.size()) +

@@ -43,6 +43,32 @@ struct UnseenState {
 [[nodiscard]] UnseenState staticReason(const litmus::Test& t, const std::string& state, ptx::Scope& narrow,
                                        ptx::Scope& wide);
 
+/// Tests (and mutants) by shape: their threads' placements and final condition. Tests of one shape differ
+/// only in their instructions (synchronisation, access kinds), so a state one of them shows is one the
+/// stress kernel can produce for those threads, and a test of the shape that never shows it is decided by
+/// its own instructions on the device.
+class ShapeIndex {
+ public:
+  /// Adds the states `name` (test `t`) showed in `instances` instances (added to what it showed before).
+  void add(const litmus::Test& t, const std::string& name, const std::map<std::string, uint64_t>& seen,
+           uint64_t instances);
+  /// "seen N times in X (M instances), whose threads and condition are the same": of the entries of t's
+  /// shape other than `self` that showed `state`, the one sharing the most instructions with `t` (then
+  /// the one that showed it most often); "" if none did.
+  [[nodiscard]] std::string seenElsewhere(const litmus::Test& t, const std::string& self,
+                                          const std::string& state) const;
+
+ private:
+  struct Entry {
+    std::map<std::string, uint64_t> seen;
+    uint64_t instances = 0;
+    std::multiset<std::string> instrs;
+  };
+  static std::string key(const litmus::Test& t);
+  static std::multiset<std::string> instructions(const litmus::Test& t);
+  std::map<std::string, std::map<std::string, Entry>> byKey_;  // shape -> name -> entry
+};
+
 /// The coverage of one test (the union of its campaign runs).
 struct TestCoverage {
   int64_t id = 0;

@@ -313,6 +313,20 @@ void printSurvivors(Store& store, int64_t config, std::ostream& out) {
     if (r.targetSeen > 0) killed.insert(r.test);
     if (r.status == "ok" && mutants.count(r.test) > 0) survivors.insert(r.test);
   }
+  // What the tests and the mutants (under any configuration) showed, by shape.
+  ShapeIndex shapes;
+  std::map<int64_t, std::pair<std::map<std::string, uint64_t>, uint64_t>> shown;  // test -> (states, instances)
+  for (const char* batch : {"campaign", "tune"})
+    for (const auto& r : store.runs(batch)) {
+      if (r.status != "ok") continue;
+      auto& [states, instances] = shown[r.test];
+      for (const auto& [k, v] : r.states) states[k] += v;
+      instances += r.instances;
+    }
+  for (const char* kind : {"test", "mutant"})
+    for (const auto& t : store.tests(kind))
+      if (auto pr = litmus::tryParseTest(t.text, t.file); pr.ok() && shown.count(t.id) > 0)
+        shapes.add(*pr.test, t.name, shown[t.id].first, shown[t.id].second);
   for (const int64_t id : survivors) {
     if (killed.count(id) > 0) continue;
     const TestRow& m = mutants[id];
@@ -321,6 +335,8 @@ void printSurvivors(Store& store, int64_t config, std::ostream& out) {
       ptx::Scope narrow{}, wide{};
       const UnseenState u = staticReason(*pr.test, m.target, narrow, wide);
       if (!u.category.empty()) category = u.category;
+      if ((u.category.empty() || u.category == kOneCta) && !shapes.seenElsewhere(*pr.test, m.name, m.target).empty())
+        category = kSiblingSeen;
     }
     byReason[m.mutation + ": " + category].push_back(m.name);
   }

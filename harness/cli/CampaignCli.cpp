@@ -214,6 +214,7 @@ int cmdCoverage(const Args& a) {
     Store store = existingStore(a.db);
     auto cov = campaign::coverage(store);
     campaign::printCoverage(cov, std::cout, true);
+    if (store.meta("tune.best")) campaign::printTuneSummary(store, std::cout);  // the mutation score
     return cov.forbiddenSeen > 0 ? kMismatch : kOk;
   } catch (const std::exception& e) {
     std::cerr << e.what() << "\n";
@@ -346,7 +347,9 @@ void addCampaignCommand(CLI::App& app, int& exitCode, const CampaignHooks& hooks
   addExecOptions(tune, *a);
   tune->callback([a, &exitCode, hooks] { exitCode = cmdTune(*a, hooks); });
 
-  auto* cov = top->add_subcommand("coverage", "allowed-state coverage, forbidden-and-seen, unseen states with reasons");
+  auto* cov = top->add_subcommand(
+      "coverage",
+      "allowed-state coverage, forbidden-and-seen, unseen states with reasons; the mutation score of a tuned store");
   cov->add_option("db", a->db, "the campaign store")->required();
   cov->callback([a, &exitCode] { exitCode = cmdCoverage(*a); });
 

@@ -177,6 +177,8 @@ TEST_CASE(
   const int64_t relaxed = mpTest("MP+rlx", "st.relaxed.gpu y, 1", "cta 1,gpu 0");
   const int64_t otherPlace = mpTest("MP+rlx-elsewhere", "st.relaxed.gpu y, 1", "cta 2,gpu 0");
   const int64_t hung = mpTest("MP+hang", "st.relaxed.gpu y, 1", "cta 3,gpu 0");
+  const int64_t oneCtaFenced = mpTest("MP+fence-in-cta", "st.release.gpu y, 1", "cta 0,gpu 0");
+  const int64_t oneCtaRelaxed = mpTest("MP+rlx-in-cta", "st.relaxed.gpu y, 1", "cta 0,gpu 0");
   const int64_t c = s.addConfig(nlohmann::json{{"seed", 1}}, "run");
   auto finishRun = [&](int64_t test, std::map<std::string, uint64_t> states, uint64_t timedOut) {
     const int64_t id = s.addRun(test, c, 1000, "campaign");
@@ -193,6 +195,8 @@ TEST_CASE(
   finishRun(relaxed, {{none, 800}, {flagOnly, 190}, {weak, 10}}, 0);
   finishRun(otherPlace, {{none, 1000}}, 0);
   finishRun(hung, {}, 1000);
+  finishRun(oneCtaFenced, {{none, 900}, {flagOnly, 100}}, 0);
+  finishRun(oneCtaRelaxed, {{none, 900}, {flagOnly, 90}, {weak, 10}}, 0);
   const SuiteCoverage cov = coverage(s);
   auto unseenOf = [&](const std::string& name) {
     for (const auto& t : cov.tests)
@@ -207,6 +211,10 @@ TEST_CASE(
   CHECK_THAT(f[0].evidence, Catch::Contains("seen 10 times in MP+rlx (1000 instances)"));
   // Another placement is another shape: the relaxed test's weak outcome is no evidence for it.
   for (const auto& u : unseenOf("MP+rlx-elsewhere")) CHECK(u.category != kSiblingSeen);
+  // One CTA is no reason when a test of the same threads in that CTA shows the state.
+  const auto o = unseenOf("MP+fence-in-cta");
+  REQUIRE(o.size() == 1);
+  CHECK(o[0].category == kSiblingSeen);
   const auto h = unseenOf("MP+hang");
   REQUIRE(h.size() == 3);
   for (const auto& u : h) {
