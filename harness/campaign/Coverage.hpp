@@ -25,8 +25,7 @@ inline constexpr const char* kMergedLoads = "ptxas may merge the loads (check --
 inline constexpr const char* kOneCta = "threads of one CTA (one SM, one L1)";
 inline constexpr const char* kManyStates = "rare state of a many-state test";
 inline constexpr const char* kNoneFinished = "no instance finished (deadlock or livelock)";
-inline constexpr const char* kSiblingSeen =
-    "decided by this test's instructions here (a test of the same threads and condition shows it)";
+inline constexpr const char* kSiblingSeen = "its instructions decide it (a sibling test shows it)";
 inline constexpr const char* kNoModel = "no model states";
 inline constexpr const char* kUnexplained = "unexplained";
 
