@@ -53,15 +53,18 @@ def coverage_vs_params(d, out):
         ax.set_title(name, fontsize=9)
         ax.set_ylim(-0.05, 1.05)
         ax.tick_params(labelsize=7)
-        if max([c["params"].get(name, 0) for c in configs] or [0]) > 64:
-            ax.set_xscale("symlog")
+        top = max([c["params"].get(name, 0) for c in configs] or [0])
+        if top > 64:
+            # Parameters are >= 0 and may be 0: symlog, linear up to 1, and no negative side.
+            ax.set_xscale("symlog", linthresh=1)
+            ax.set_xlim(-0.3, top * 1.6)
     for j in range(len(dims), rows * cols):
         axes[j // cols][j % cols].axis("off")
     handles, labels = axes[0][0].get_legend_handles_labels()
     if handles:
-        fig.legend(handles, labels, loc="upper right")
+        fig.legend(handles, labels, loc="upper right", ncol=2)
     fig.suptitle("Mutation score and allowed-state coverage of each configuration against each parameter")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 0.95))
     fig.savefig(out + "/coverage-vs-params.png", dpi=80)
     plt.close(fig)
 

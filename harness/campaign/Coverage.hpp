@@ -18,13 +18,14 @@ namespace ptxmm::campaign {
 
 /// Reason categories of an allowed state never seen.
 inline constexpr const char* kNeedsArch = "needs sm_100a";
-inline constexpr const char* kNotRun = "not run (error or timeout)";
+inline constexpr const char* kNotRun = "not run (refused, error or timeout)";
 inline constexpr const char* kScope = "scope stronger on this device";
 inline constexpr const char* kPlacement = "placement one GPU cannot realise (gpu-in-sys)";
 inline constexpr const char* kMergedLoads = "ptxas may merge the loads (check --sass)";
 inline constexpr const char* kOneCta = "threads of one CTA (one SM, one L1)";
 inline constexpr const char* kManyStates = "rare state of a many-state test";
 inline constexpr const char* kNoneFinished = "no instance finished (deadlock or livelock)";
+inline constexpr const char* kValueNeverSeen = "a value it needs never appeared";
 inline constexpr const char* kSiblingSeen = "its instructions decide it (a sibling test shows it)";
 inline constexpr const char* kNoModel = "no model states";
 inline constexpr const char* kUnexplained = "unexplained";
@@ -41,6 +42,10 @@ struct UnseenState {
 /// empty category when none applies. `narrow`/`wide` receive the scope mismatch for kScope.
 [[nodiscard]] UnseenState staticReason(const litmus::Test& t, const std::string& state, ptx::Scope& narrow,
                                        ptx::Scope& wide);
+
+/// "1:r0=1": a register or location value of `state` that no seen state has (the state needs an event the
+/// device never produced in this test, e.g. a flag never seen set), or "" if each value appeared somewhere.
+[[nodiscard]] std::string valueNeverSeen(const std::string& state, const std::map<std::string, uint64_t>& seen);
 
 /// Tests (and mutants) by shape: their threads' placements and final condition. Tests of one shape differ
 /// only in their instructions (synchronisation, access kinds), so a state one of them shows is one the

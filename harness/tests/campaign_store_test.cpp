@@ -215,6 +215,15 @@ TEST_CASE(
   const auto o = unseenOf("MP+fence-in-cta");
   REQUIRE(o.size() == 1);
   CHECK(o[0].category == kSiblingSeen);
+  // The test whose reader never saw the flag: the weak state needs 1:r0=1, which no instance had.
+  const auto e = unseenOf("MP+rlx-elsewhere");
+  REQUIRE(e.size() == 2);
+  for (const auto& u : e) {
+    CHECK(u.category == kValueNeverSeen);
+    CHECK(u.evidence == "no instance had 1:r0=1 (1000 instances)");
+  }
+  CHECK(valueNeverSeen(weak, {{none, 3}, {flagOnly, 0}}) == "1:r0=1");
+  CHECK(valueNeverSeen(weak, {{none, 3}, {flagOnly, 1}}).empty());  // each value appeared, in two states
   const auto h = unseenOf("MP+hang");
   REQUIRE(h.size() == 3);
   for (const auto& u : h) {

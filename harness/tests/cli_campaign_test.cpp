@@ -141,7 +141,7 @@ TEST_CASE("campaign: a forbidden state seen is loud and fails, faults are record
   CHECK(cov.out.find("!!! FORBIDDEN & SEEN !!!") != std::string::npos);
   CHECK(cov.out.find("LB+weak: timed-out") != std::string::npos);
   CHECK(cov.out.find("CoRR+weak: error") != std::string::npos);
-  CHECK(cov.out.find("[not run (error or timeout)]") != std::string::npos);
+  CHECK(cov.out.find("[not run (refused, error or timeout)]") != std::string::npos);
 }
 
 TEST_CASE("campaign tune on the fake backend: mutants, configurations, best parameters, summary", "[cli][campaign]") {
