@@ -7,6 +7,7 @@
 #include <iomanip>
 #include <random>
 #include <set>
+#include <sstream>
 
 #include "campaign/Campaign.hpp"
 #include "campaign/Coverage.hpp"
@@ -233,6 +234,9 @@ int tune(Store& store, Backend& backend, const TuneOptions& o, std::ostream& out
     const ConfigScore s = scoreOf(store, id);
     store.setConfigScore(id, s.score(), s.killed, s.killable, s.deathRate(), s.seconds, false);
     if (!store.meta("tune.best")) store.setMeta("tune.best", std::to_string(id));
+    std::string list = store.meta("tune.evaluated").value_or("");  // shown beside default and tuned
+    if (("," + list + ",").find("," + std::to_string(id) + ",") == std::string::npos)
+      store.setMeta("tune.evaluated", list.empty() ? std::to_string(id) : list + "," + std::to_string(id));
     out << "config " << id << " evaluated: " << ran << " run(s) of " << o.iterations << " instances; killed "
         << before.killed << " -> " << s.killed << " of " << s.killable << "; " << hanging
         << " survivor(s) not run again: most of their instances hit the spin bound\n";
@@ -370,7 +374,15 @@ void printTuneSummary(Store& store, std::ostream& out) {
         << std::setprecision(2) << s.deathRate() << " target outcomes/s" << std::defaultfloat << "\n";
   };
   std::vector<std::pair<std::string, ConfigScore>> cols;
-  if (def) cols.emplace_back("default", scoreOf(store, *def));
+  // The search's start: the defaults, or the --params it was given.
+  const json defaults = configJson(runner::StressParams{});
+  auto startName = [&](int64_t id) { return store.config(id).params == defaults ? "default" : "start (--params)"; };
+  if (def) cols.emplace_back(startName(*def), scoreOf(store, *def));
+  // Configurations evaluated on their own (tune --evaluate), e.g. the defaults beside a tuned store's best.
+  std::istringstream evaluated(store.meta("tune.evaluated").value_or(""));
+  for (std::string id; std::getline(evaluated, id, ',');)
+    if (const int64_t c = std::stoll(id); c != *best && (!def || c != *def))
+      cols.emplace_back(store.config(c).params == defaults ? "default" : "evaluated", scoreOf(store, c));
   cols.emplace_back("tuned", scoreOf(store, *best));
   const auto& unrunnable = cols.back().second.notRunnable;
   if (!unrunnable.empty()) {

@@ -267,4 +267,10 @@ TEST_CASE("campaign tune --evaluate runs a configuration's survivors again with 
   int byClass = 0;
   for (const auto& [cls, c] : after.byClass) byClass += c.killed;
   CHECK(byClass == after.killed);  // each mutant counted once, whatever its number of runs
+  // The defaults evaluated beside the tuned configuration are shown as their own column.
+  auto d = sc.ptxmm("campaign tune --db " + db + " --budget 60 --evaluate --iterations 1000");
+  INFO(d.out << d.err);
+  REQUIRE(d.rc == 0);
+  CHECK(d.out.find("  default (config ") != std::string::npos);
+  CHECK(d.out.find("  tuned (config " + std::to_string(config) + ")") != std::string::npos);
 }
