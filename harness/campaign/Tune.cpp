@@ -209,14 +209,15 @@ int tune(Store& store, Backend& backend, const TuneOptions& o, std::ostream& out
   if (o.evaluateOnly) {
     const int64_t id = store.addConfig(configJson(o.base), "evaluate");
     const ConfigScore before = scoreOf(store, id);
-    std::set<int64_t> done;  // killed already, not runnable here, or hanging
-    int hanging = 0;
+    std::set<int64_t> done, spinning;  // killed already or not runnable here; hanging
     for (const auto& r : store.runs("tune", id)) {
       if (r.targetSeen > 0) done.insert(r.test);
-      // Most of its instances spun to the bound: more instances would mostly spin longer.
-      if (r.targetSeen == 0 && r.instances > 0 && 2 * r.timedOut > r.instances && done.insert(r.test).second) ++hanging;
+      // The watchdog ended it, or most of its instances spun to the bound: more instances would spin longer.
+      if (r.status == "timed-out" || (r.instances > 0 && 2 * r.timedOut > r.instances)) spinning.insert(r.test);
     }
     for (int64_t m : notRunnableMutants(store)) done.insert(m);
+    int hanging = 0;
+    for (int64_t m : spinning) hanging += done.insert(m).second ? 1 : 0;
     int ran = 0;
     for (const auto& m : mutants) {
       if (done.count(m.id) > 0) continue;
@@ -239,7 +240,7 @@ int tune(Store& store, Backend& backend, const TuneOptions& o, std::ostream& out
       store.setMeta("tune.evaluated", list.empty() ? std::to_string(id) : list + "," + std::to_string(id));
     out << "config " << id << " evaluated: " << ran << " run(s) of " << o.iterations << " instances; killed "
         << before.killed << " -> " << s.killed << " of " << s.killable << "; " << hanging
-        << " survivor(s) not run again: most of their instances hit the spin bound\n";
+        << " survivor(s) not run again: the watchdog ended them or most of their instances hit the spin bound\n";
     printTuneSummary(store, out);
     if (store.meta("tune.best") != std::to_string(id)) printSurvivors(store, id, out);  // else the summary has them
     return 0;

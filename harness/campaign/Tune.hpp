@@ -35,7 +35,7 @@ struct TuneOptions {
   std::string out;            ///< write the best parameters here (JSON)
   runner::StressParams base;  ///< the defaults the search starts from
   /// No search: run, at `iterations` instances, every mutant that `base` has not killed yet (in any earlier
-  /// run of that configuration; one whose earlier run mostly hit the spin bound is left out), within the
+  /// run of that configuration; one whose earlier run timed out or mostly hit the spin bound is left out), within the
   /// budget and without early stopping. The configuration's score
   /// then counts a mutant killed by any of its runs: more instances for the survivors of a tuning run.
   bool evaluateOnly = false;
