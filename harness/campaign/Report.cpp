@@ -131,6 +131,16 @@ int mergeStore(Store& out, Store& in) {
         else
           out.setMeta(key, std::to_string(configId.at(std::stoll(*v))));
       }
+    // Configurations evaluated on their own: the union, in this store's ids.
+    if (auto v = in.meta("tune.evaluated")) {
+      std::set<std::string> ids;
+      std::istringstream mine(out.meta("tune.evaluated").value_or("")), theirs(*v);
+      for (std::string id; std::getline(mine, id, ',');) ids.insert(id);
+      for (std::string id; std::getline(theirs, id, ',');) ids.insert(std::to_string(configId.at(std::stoll(id))));
+      std::string list;
+      for (const auto& id : ids) list += (list.empty() ? "" : ",") + id;
+      out.setMeta("tune.evaluated", list);
+    }
   });
   return added;
 }

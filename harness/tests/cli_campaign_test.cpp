@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <map>
 #include <set>
 #include <thread>
@@ -241,9 +242,12 @@ TEST_CASE("campaign tune --evaluate runs a configuration's survivors again with 
                    " --backend fake --mutants --iterations 1000 litmus/hw/MP+fence.acq_rel.gpu.litmus "
                    "litmus/hw/SB+fence.sc.gpu.litmus litmus/hw/LB+fence.acq_rel.gpu.litmus")
               .rc == 0);
-  auto t = sc.ptxmm("campaign tune --db " + db + " --budget 2 --iterations 200 --out " + best);
+  const std::string start = (sc.dir / "start.json").string();
+  std::ofstream(start) << R"({"memStressPct": 50})";
+  auto t = sc.ptxmm("campaign tune --db " + db + " --budget 2 --iterations 200 --params " + start + " --out " + best);
   INFO(t.out << t.err);
   REQUIRE(t.rc == 0);
+  CHECK(t.out.find("  start (--params) (config ") != std::string::npos);
   Store s(db);
   const int64_t config = std::stoll(*s.meta("tune.best"));
   std::set<int64_t> killedBefore, runBefore;
@@ -273,4 +277,9 @@ TEST_CASE("campaign tune --evaluate runs a configuration's survivors again with 
   REQUIRE(d.rc == 0);
   CHECK(d.out.find("  default (config ") != std::string::npos);
   CHECK(d.out.find("  tuned (config " + std::to_string(config) + ")") != std::string::npos);
+  // A merged store keeps the evaluated configurations.
+  const std::string merged = (sc.dir / "merged.db").string();
+  REQUIRE(sc.ptxmm("campaign merge " + merged + " " + db).rc == 0);
+  auto m = sc.ptxmm("campaign coverage " + merged);
+  CHECK(m.out.find("  default (config ") != std::string::npos);
 }
