@@ -36,6 +36,7 @@ const std::vector<TuneDim>& tuneSpace() {
       {"bankConflictPattern", {0, 1, 2, 3}},
       {"barrierPct", {50, 100}},
       {"shufflePct", {0, 100}},
+      {"threadSkewNs", {0, 100, 1000, 10000}},
   };
   return dims;
 }
@@ -376,14 +377,16 @@ void printTuneSummary(Store& store, std::ostream& out) {
   };
   std::vector<std::pair<std::string, ConfigScore>> cols;
   // The search's start: the defaults, or the --params it was given.
+  // Parameters compared as values (a store written before a parameter existed lacks its key).
   const json defaults = configJson(runner::StressParams{});
-  auto startName = [&](int64_t id) { return store.config(id).params == defaults ? "default" : "start (--params)"; };
+  auto isDefault = [&](int64_t id) { return configJson(runner::paramsFromJson(store.config(id).params)) == defaults; };
+  auto startName = [&](int64_t id) { return isDefault(id) ? "default" : "start (--params)"; };
   if (def) cols.emplace_back(startName(*def), scoreOf(store, *def));
   // Configurations evaluated on their own (tune --evaluate), e.g. the defaults beside a tuned store's best.
   std::istringstream evaluated(store.meta("tune.evaluated").value_or(""));
   for (std::string id; std::getline(evaluated, id, ',');)
     if (const int64_t c = std::stoll(id); c != *best && (!def || c != *def))
-      cols.emplace_back(store.config(c).params == defaults ? "default" : "evaluated", scoreOf(store, c));
+      cols.emplace_back(isDefault(c) ? "default" : "evaluated", scoreOf(store, c));
   cols.emplace_back("tuned", scoreOf(store, *best));
   const auto& unrunnable = cols.back().second.notRunnable;
   if (!unrunnable.empty()) {

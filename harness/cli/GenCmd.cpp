@@ -22,6 +22,7 @@ struct GenArgs {
   int groups = 4;
   int stressWarps = 2;
   int bankConflictLanes = 0;
+  int threadSkewNs = 0;
 };
 
 int runGen(const GenArgs& a) {
@@ -35,6 +36,7 @@ int runGen(const GenArgs& a) {
   opt.groupsPerBlock = a.groups;
   opt.stressWarpsPerBlock = a.stressWarps;
   opt.bankConflictLanes = a.bankConflictLanes;
+  opt.threadSkewNs = a.threadSkewNs;
   if (opt.arch == "sm_90a" && ptxgen::requiredArch(*pr.test) == "sm_100a") {
     std::cerr << a.test << ": error: test uses clusterlaunchcontrol (sm_100a only); use --arch sm_100a\n";
     return kUserError;
@@ -99,6 +101,9 @@ void addGenCommand(CLI::App& app, int& exitCode) {
   cmd->add_option("--bank-conflict-lanes", args->bankConflictLanes,
                   "lanes per stress warp doing shared-memory bank-conflict stress (0: none)")
       ->check(CLI::Range(0, 32));
+  cmd->add_option("--thread-skew-ns", args->threadSkewNs,
+                  "after the start barrier each litmus thread sleeps a pseudo-random 0..N ns (threadSkewNs; 0: off)")
+      ->check(CLI::Range(0, 1000000));
   cmd->callback([args, &exitCode] { exitCode = runGen(*args); });
 }
 

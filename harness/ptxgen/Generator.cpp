@@ -950,6 +950,24 @@ class Generator {
 
   // ---------------------------------------------------------------- emission helpers
   std::ostream& o() { return *out_; }
+  /// GenOptions::threadSkewNs: sleep hash(CTA, warp or warpgroup, litmus thread, launch) % (N + 1) ns. The
+  /// launch's part is the first role's column multiplier, which the host draws anew for every launch.
+  void emitThreadSkew(int t) {
+    if (opt_.threadSkewNs <= 0) return;
+    o() << "  // thread skew: a pseudo-random sleep of 0.." << opt_.threadSkewNs << " ns, uniform in the "
+        << (wg_ ? "warpgroup" : "warp") << "\n"
+        << "  mov.u32 %r1, %ctaid.x;\n  mov.u32 %r2, %tid.x;\n  shr.u32 %r2, %r2, " << (wg_ ? 7 : 5) << ";\n"
+        << "  mul.wide.u32 %rd1, %r1, 65536;\n  cvt.u64.u32 %rd2, %r2;\n  add.u64 %rd1, %rd1, %rd2;\n"
+        << "  " << cfgLoad("%rd2", cfg::kRolePerm) << "\n  add.u64 %rd1, %rd1, %rd2;\n"
+        << "  mul.lo.u64 %rd1, %rd1, -7046029254386353131;  // 0x9E3779B97F4A7C15\n"
+        << "  add.u64 %rd1, %rd1, " << (static_cast<int64_t>(t) + 1) * 1000003 << ";\n"
+        << "  shr.u64 %rd2, %rd1, 31;\n  xor.b64 %rd1, %rd1, %rd2;\n"
+        << "  mul.lo.u64 %rd1, %rd1, -4658895280553007687;  // 0xBF58476D1CE4E5B9\n"
+        << "  shr.u64 %rd2, %rd1, 29;\n  xor.b64 %rd1, %rd1, %rd2;\n"
+        << "  rem.u64 %rd1, %rd1, " << opt_.threadSkewNs + 1 << ";\n  cvt.u32.u64 %r1, %rd1;\n"
+        << "  nanosleep.u32 %r1;\n";
+  }
+
   std::string cfgLoad(const std::string& dst, int index) {
     return "ld.global.u64 " + dst + ", [%cfg+" + std::to_string(index * 8) + "];";
   }
@@ -1530,6 +1548,7 @@ class Generator {
     o() << "  add.u64 %rd2, %rd2, 1;\n  setp.lt.u64 %p1, %rd2, %bound;\n  @%p1 bra " << L << ";\n" << L << "_end:\n";
     o() << "  mov.u32 %spin, 0;\n  cvt.u32.u64 %r7, %bound;\n";
     if (wg_) o() << "  setp.ne.u32 %ptimed, %spin, %spin;\n";
+    emitThreadSkew(t);
     // The code.
     std::map<std::string, size_t> labelPos;
     for (size_t i = 0; i < th.code.size(); ++i)

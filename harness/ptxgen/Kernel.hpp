@@ -26,6 +26,10 @@ struct GenOptions {
   /// A thread that copies through a tensor map acquires the maps ptxmm_init wrote at its start (off:
   /// a diagnostic of whether the kernel boundary alone makes them visible to the tensormap proxy).
   bool mapAcquireAtStart = true;
+  /// Thread skew (0 = off, no code): after the start barrier every litmus thread sleeps a pseudo-random
+  /// 0..N ns (`nanosleep`), drawn per warp (per warpgroup in wgmma kernels, so .aligned instructions stay
+  /// converged), litmus thread and launch, so that an instance's threads start at varying distances.
+  int threadSkewNs = 0;
 };
 
 /// Where the value of an observed term comes from on the device.

@@ -151,6 +151,7 @@ ptxgen::GenOptions kernelShape(const StressParams& p, const std::string& arch) {
   g.stressWarpsPerBlock = p.stressWarpsPerBlock;
   g.bankConflictLanes = p.bankConflictLanes;
   g.mapAcquireAtStart = p.mapAcquireAtStart != 0;
+  g.threadSkewNs = p.threadSkewNs;
   return g;
 }
 

@@ -663,15 +663,16 @@ TEST_CASE("every suite test that parses and can run on hardware assembles", "[pt
       ++assembled;
     else
       failures.push_back(f + " (" + o.arch + "):\n" + r.diagnostics);
-    // Tests with shared locations also assemble with bank-conflict lanes.
+    // Tests with shared locations also assemble with bank-conflict lanes (and the thread skew).
     o.bankConflictLanes = 8;
+    o.threadSkewNs = 1000;
     auto kb = ptxgen::generate(test, o);
     if (kb.bankConflictLanes == 0) continue;
     auto rb = ptxgen::assemble(kb.ptx, o.arch);
     if (rb.ok)
       ++assembledBank;
     else
-      failures.push_back(f + " (" + o.arch + ", bankConflictLanes 8):\n" + rb.diagnostics);
+      failures.push_back(f + " (" + o.arch + ", bankConflictLanes 8, threadSkewNs 1000):\n" + rb.diagnostics);
   }
   std::cout << "ptxgen suite: " << files.size() << " files, " << parsed << " parse, " << assembled << " assemble ("
             << assembledBank << " also with bank-conflict lanes; " << aliasRun

@@ -410,6 +410,28 @@ ptxgen::GenOptions withLanes(int lanes) {
 
 }  // namespace
 
+TEST_CASE("thread skew: one pseudo-random nanosleep per litmus thread, uniform in its warp, only when enabled",
+          "[ptxgen]") {
+  auto test = litmus::parseTest(kSharedMP, "MPs.litmus");
+  auto count = [](const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count(ptxgen::generate(test).ptx, "nanosleep") == 0);
+  ptxgen::GenOptions o;
+  o.threadSkewNs = 500;
+  const auto on = ptxgen::generate(test, o);
+  CHECK(count(on.ptx, "nanosleep.u32 %r1;") == test.threads.size());
+  CHECK(contains(on.ptx, "rem.u64 %rd1, %rd1, 501;"));                      // 0..500 ns
+  CHECK(contains(on.ptx, "mov.u32 %r2, %tid.x;\n  shr.u32 %r2, %r2, 5;"));  // the warp, not the lane
+  // The launch's draw: the first role's column multiplier.
+  CHECK(contains(on.ptx, "ld.global.u64 %rd2, [%cfg+" + std::to_string(ptxgen::cfg::kRolePerm * 8) + "];"));
+  // Every litmus thread draws its own delay.
+  CHECK(contains(on.ptx, "add.u64 %rd1, %rd1, 1000003;"));
+  CHECK(contains(on.ptx, "add.u64 %rd1, %rd1, 2000006;"));
+}
+
 TEST_CASE("bank-conflict lanes: loop generated only when enabled, rows 128-aligned after the cells", "[ptxgen]") {
   auto test = litmus::parseTest(kSharedMP, "MPs.litmus");
   auto off = ptxgen::generate(test);
