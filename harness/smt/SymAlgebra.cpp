@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <unordered_set>
 
 #include "support/Budget.hpp"
 #include "support/Diagnostic.hpp"
@@ -89,6 +90,7 @@ Lit TermTable::mkOr(Lit a, Lit b) {
   if (it != orCache_.end()) return it->second;
   Lit r = add(expr(a) || expr(b));
   orCache_.emplace(k, r);
+  orArgs_.emplace(r, std::vector<Lit>{a, b});
   return r;
 }
 
@@ -121,7 +123,22 @@ Lit TermTable::mkOrN(const std::vector<Lit>& ls) {
   if (xs.size() == 2) return mkOr(xs[0], xs[1]);
   z3::expr_vector v(ctx_);
   for (Lit l : xs) v.push_back(expr(l));
-  return add(z3::mk_or(v));
+  Lit r = add(z3::mk_or(v));
+  orArgs_.emplace(r, std::move(xs));
+  return r;
+}
+
+bool TermTable::hasDisjunct(Lit whole, Lit part) const {
+  std::vector<Lit> todo{whole};
+  std::unordered_set<Lit> seen;
+  while (!todo.empty()) {
+    Lit l = todo.back();
+    todo.pop_back();
+    if (l == part || l == kTrue) return true;
+    if (!seen.insert(l).second) continue;
+    if (auto it = orArgs_.find(l); it != orArgs_.end()) todo.insert(todo.end(), it->second.begin(), it->second.end());
+  }
+  return false;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -366,7 +383,11 @@ SymSet SymAlgebra::range(const Rel& a) {
 SymBool SymAlgebra::acyclic(const Rel& a) {
   BitMatrix may = mayMatrix(a);
   BitMatrix mayPlus = may.transitiveClosure();
-  if (mayPlus.irreflexive()) return {kTrue, -1};
+  // The relation is kept (acyclicRelation) also when no cycle is possible at all.
+  if (mayPlus.irreflexive()) {
+    acyclicStore_.push_back(a);
+    return {kTrue, static_cast<int>(acyclicStore_.size() - 1)};
+  }
   // Edges that exist in every execution: constant entries between events that always execute.
   BitMatrix must(n_);
   for (size_t i = 0; i < n_; ++i)

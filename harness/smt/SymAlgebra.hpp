@@ -55,6 +55,9 @@ class TermTable {
   Lit mkAndN(const std::vector<Lit>& ls);
   /// ⋁ ls.
   Lit mkOrN(const std::vector<Lit>& ls);
+  /// Whether `part` is `whole` or, recursively, one of the disjuncts of the disjunction `whole` (so
+  /// `part` implies `whole`; kTrue contains every literal).
+  [[nodiscard]] bool hasDisjunct(Lit whole, Lit part) const;
   /// Number of terms created (a size measure of the encoding).
   [[nodiscard]] size_t numTerms() const { return terms_.size(); }
 
@@ -65,6 +68,7 @@ class TermTable {
   std::vector<Lit> neg_;         // neg_[k - 2]: cached negation (0 = none yet)
   std::unordered_map<uint64_t, Lit> andCache_, orCache_;
   std::unordered_map<unsigned, Lit> exprIndex_;  // z3 AST id → literal
+  std::unordered_map<Lit, std::vector<Lit>> orArgs_;  // disjunctions built by mkOr / mkOrN: their arguments
   int fresh_ = 0;
 };
 
@@ -213,6 +217,12 @@ class SymAlgebra {
   Bool andB(const Bool& a, const Bool& b) { return {t_.mkAnd(a.lit, b.lit), -1}; }
   /// a → b.
   Bool impliesB(const Bool& a, const Bool& b) { return {t_.mkImplies(a.lit, b.lit), -1}; }
+
+  /// The relation of an `acyclic` check value (nullptr if b is not one), for the engine's check that the
+  /// model forbids value-dependency cycles (smt/ValueLayout.hpp).
+  [[nodiscard]] const SymRel* acyclicRelation(const SymBool& b) const {
+    return b.acyclicOf >= 0 ? &acyclicStore_[static_cast<size_t>(b.acyclicOf)] : nullptr;
+  }
 
   /// Declares `r` transitive on the events that execute (the engine asserts it: co, sc). A closure step
   /// through entries that are still r's own adds nothing r does not already say, and is skipped.
