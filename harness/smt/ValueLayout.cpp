@@ -271,17 +271,99 @@ class Analysis {
       if (k.labelOf(k.loc(static_cast<int>(loc))) == Kinds::kMb) l.locKind[loc] = ValueKind::Mbarrier;
   }
 
-  // Kleene iteration from no read value: round r covers the executions whose value-dependency chains have
-  // at most r reads, so as many rounds as reads cover every execution without a dependency cycle.
+  // Kleene iteration from no read value: after round r the reads hold the values of the executions whose
+  // value-dependency chains have at most r + 1 reads. In an execution without a dependency cycle a chain
+  // repeats no read: it is a simple path of the read graph (r' -> r when r may read a write whose value
+  // uses r'), at most as long as the longest path of its strongly connected components, each counted with
+  // all its reads.
   void propagate() {
-    size_t reads = 0;
-    for (int l : in_.readLoc) reads += l >= 0 ? 1 : 0;
+    const size_t rounds = longestChain();
     locVal_.assign(in_.writesByLoc.size(), Abs{});
-    for (size_t round = 0; round <= reads; ++round) {
+    for (size_t round = 0; round <= rounds; ++round) {
       std::vector<Abs> next = evalRound();
       if (next == locVal_) return;
       locVal_ = std::move(next);
     }
+  }
+
+  // The bound on the reads of a dependency chain without repeated reads (see propagate).
+  size_t longestChain() const {
+    // Reads (by EventId) and, per location, the reads its writes' values use.
+    std::vector<int> index(in_.readLoc.size(), -1);
+    std::vector<size_t> readsAt;
+    for (size_t e = 0; e < in_.readLoc.size(); ++e)
+      if (in_.readLoc[e] >= 0) index[e] = static_cast<int>(readsAt.size()), readsAt.push_back(e);
+    const size_t nr = readsAt.size();
+    std::vector<std::vector<size_t>> usedBy(in_.writesByLoc.size());
+    for (size_t loc = 0; loc < in_.writesByLoc.size(); ++loc) {
+      std::vector<events::EventId> rs;
+      for (ExprId v : in_.writesByLoc[loc])
+        if (v >= 0) pool_.collectReads(v, rs);
+      for (events::EventId r : rs)
+        if (static_cast<size_t>(r) < index.size() && index[static_cast<size_t>(r)] >= 0)
+          usedBy[loc].push_back(static_cast<size_t>(index[static_cast<size_t>(r)]));
+    }
+    // succ: r' -> r for every read r of a location whose writes use r'.
+    std::vector<std::vector<size_t>> succ(nr);
+    for (size_t i = 0; i < nr; ++i)
+      for (size_t from : usedBy[static_cast<size_t>(in_.readLoc[readsAt[i]])]) succ[from].push_back(i);
+    // Tarjan's strongly connected components (iterative); components come out in reverse topological order.
+    std::vector<int> low(nr, -1), num(nr, -1), comp(nr, -1);
+    std::vector<size_t> stack, compSize;
+    std::vector<char> onStack(nr, 0);
+    int counter = 0;
+    for (size_t root = 0; root < nr; ++root) {
+      if (num[root] >= 0) continue;
+      std::vector<std::pair<size_t, size_t>> work{{root, 0}};
+      while (!work.empty()) {
+        auto& [v, next] = work.back();
+        if (next == 0 && num[v] < 0) {
+          num[v] = low[v] = counter++;
+          stack.push_back(v);
+          onStack[v] = 1;
+        }
+        if (next < succ[v].size()) {
+          const size_t w = succ[v][next++];
+          if (num[w] < 0) {
+            work.push_back({w, 0});
+          } else if (onStack[w]) {
+            low[v] = std::min(low[v], num[w]);
+          }
+          continue;
+        }
+        if (low[v] == num[v]) {
+          const int c = static_cast<int>(compSize.size());
+          compSize.push_back(0);
+          size_t w;
+          do {
+            w = stack.back();
+            stack.pop_back();
+            onStack[w] = 0;
+            comp[w] = c;
+            ++compSize.back();
+          } while (w != v);
+        }
+        const size_t done = v;
+        work.pop_back();
+        if (!work.empty()) low[work.back().first] = std::min(low[work.back().first], low[done]);
+      }
+    }
+    // Longest path over the components, each weighing its size: components in topological order are the
+    // reverse of Tarjan's.
+    std::vector<std::vector<size_t>> members(compSize.size());
+    for (size_t i = 0; i < nr; ++i) members[static_cast<size_t>(comp[i])].push_back(i);
+    std::vector<size_t> best(compSize.size(), 0);
+    size_t longest = 0;
+    for (size_t c = compSize.size(); c-- > 0;) {
+      best[c] += compSize[c];
+      longest = std::max(longest, best[c]);
+      for (size_t v : members[c])
+        for (size_t w : succ[v]) {
+          const size_t d = static_cast<size_t>(comp[w]);
+          if (d != c) best[d] = std::max(best[d], best[c]);
+        }
+    }
+    return longest;
   }
 
   // Evaluates every collected node with the read values of locVal_; returns the new value of each location.
