@@ -32,6 +32,23 @@ TEST_CASE("value layout: an increment chain fits the bits its ranges need", "[sm
   }
   CHECK_FALSE(l.encode(ValueKind::Plain, 8).has_value());
   CHECK_FALSE(l.encode(ValueKind::Plain, -9).has_value());
+  // Reads that no write uses do not lengthen the chains: twenty reads of a location z written 0 or 1 keep
+  // the increment at one read.
+  in.writesByLoc.push_back({pool.constant(0), pool.constant(1)});
+  for (int k = 0; k < 20; ++k) in.readLoc.push_back(1);
+  CHECK(smt::computeLayout(pool, in).plain == 4);
+  // A cycle of two locations (x = y + 1, y = x + 1): chains of two reads.
+  {
+    events::ExprPool p2;
+    smt::LayoutInput c;
+    c.writesByLoc = {{p2.constant(0), p2.make(ExprOp::Add, {p2.readVal(2), p2.constant(1)})},
+                     {p2.constant(0), p2.make(ExprOp::Add, {p2.readVal(1), p2.constant(1)})}};
+    c.readLoc = {-1, 0, 1};
+    smt::ValueLayout lc = smt::computeLayout(p2, c);
+    REQUIRE(lc.narrow);
+    CHECK(lc.plain <= 3);
+    CHECK(lc.encode(ValueKind::Plain, 2).has_value());
+  }
   // A constant the condition compares with widens the plain values.
   in.plainConstants = {1000};
   CHECK(smt::computeLayout(pool, in).plain == 11);
