@@ -28,6 +28,7 @@ z3::expr ValueEncoder::constant(ValueKind k, int64_t v) {
 }
 
 z3::expr ValueEncoder::nonZero(events::ExprId id) {
+  if (pool_.isConst(id)) return ctx_.bool_val(pool_.node(id).value != 0);
   const ValueKind k = layout_.kindOf(pool_, id);
   return encode(id) != constant(k, 0);
 }

@@ -144,6 +144,8 @@ class Analysis {
     evalRound();
     record_ = nullptr;
     for (int64_t c : in_.plainConstants) plain = join(plain, Itv{c, c});
+    for (ExprId e : in_.others)  // a constant guard or condition: a plain value
+      if (e >= 0 && pool_.isConst(e)) plain = join(plain, Itv{pool_.node(e).value, pool_.node(e).value});
     if (plain.lo < -kPlainLimit || plain.hi > kPlainLimit) throw NoNarrow{};
     if (fields[kTx].lo <= -(I128{1} << 23) || fields[kTx].hi >= (I128{1} << 23) ||
         fields[kPending].lo <= -(I128{1} << 19) || fields[kPending].hi >= (I128{1} << 19) || fields[kPhase].lo < 0 ||
