@@ -563,6 +563,9 @@ int64_t ValueLayout::decode(ValueKind k, uint64_t b) const {
 
 std::string ValueLayout::describe() const {
   if (!narrow) return "64 bits";
+  auto isMb = [](ValueKind k) { return k == ValueKind::Mbarrier; };
+  if (std::none_of(nodeKind.begin(), nodeKind.end(), isMb) && std::none_of(locKind.begin(), locKind.end(), isMb))
+    return fmt::format("plain {} bits, no mbarrier state", plain);
   return fmt::format("plain {} bits, mbarrier {}+{}+{}+{} bits", plain, tx, pending, phase, dropped);
 }
 
