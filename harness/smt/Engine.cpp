@@ -748,8 +748,7 @@ class SmtRunner {
       }
       for (auto& [nvals, nkey] : more) {
         z3::expr_vector ndiff(ctx_);
-        for (size_t i = 0; i < termExprs.size(); ++i)
-          ndiff.push_back(differs(termExprs[i], termKind_[i], nvals[i]));
+        for (size_t i = 0; i < termExprs.size(); ++i) ndiff.push_back(differs(termExprs[i], termKind_[i], nvals[i]));
         assertIn(s, z3::implies(blockAct, z3::mk_or(ndiff)));
         found.push_back({std::move(nvals), std::move(nkey)});
       }
@@ -776,8 +775,7 @@ class SmtRunner {
       const z3::expr_vector flagAssumptions = plus(assumptions, flagAct);
       auto block = [&](const std::vector<int64_t>& vals) {
         z3::expr_vector diff(ctx_);
-        for (size_t i = 0; i < termExprs.size(); ++i)
-          diff.push_back(differs(termExprs[i], termKind_[i], vals[i]));
+        for (size_t i = 0; i < termExprs.size(); ++i) diff.push_back(differs(termExprs[i], termKind_[i], vals[i]));
         assertIn(s, z3::implies(flagAct, z3::mk_or(diff)));
       };
       for (const auto& f : found)
@@ -1074,7 +1072,9 @@ class SmtRunner {
   }
 
   // The kind of the values of location l.
-  ValueKind locKind(int l) const { return layout_.narrow ? layout_.locKind.at(static_cast<size_t>(l)) : ValueKind::Plain; }
+  ValueKind locKind(int l) const {
+    return layout_.narrow ? layout_.locKind.at(static_cast<size_t>(l)) : ValueKind::Plain;
+  }
 
   static constexpr size_t kMaxPathChoices = size_t{1} << 20;
   static constexpr size_t kExploreAfterStates = 4;  // exploreNeighbours: solver states found first

@@ -1,8 +1,8 @@
 // The Z3 engine: one encoding per test covering every path choice at once (a selector variable per
 // path of each thread; the events of the unselected paths do not execute), rf / co / sc as Boolean
-// variables, values as bit-vectors (64 bits, or narrower where exact: smt/ValueLayout.hpp), the cat model evaluated once with the symbolic algebra
-// (SymAlgebra with a Frame), every named axiom a tracked assertion. All reachable final states are
-// found by incremental solving with blocking clauses over the final-state terms; flags are decided per
+// variables, values as bit-vectors (64 bits, or narrower where exact: smt/ValueLayout.hpp), the cat model evaluated
+// once with the symbolic algebra (SymAlgebra with a Frame), every named axiom a tracked assertion. All reachable final
+// states are found by incremental solving with blocking clauses over the final-state terms; flags are decided per
 // state; unsat cores name the axioms that forbid the condition's outcome.
 #pragma once
 

@@ -67,7 +67,7 @@ class TermTable {
   std::vector<z3::expr> terms_;  // terms_[k - 2] is term k
   std::vector<Lit> neg_;         // neg_[k - 2]: cached negation (0 = none yet)
   std::unordered_map<uint64_t, Lit> andCache_, orCache_;
-  std::unordered_map<unsigned, Lit> exprIndex_;  // z3 AST id → literal
+  std::unordered_map<unsigned, Lit> exprIndex_;       // z3 AST id → literal
   std::unordered_map<Lit, std::vector<Lit>> orArgs_;  // disjunctions built by mkOr / mkOrN: their arguments
   int fresh_ = 0;
 };

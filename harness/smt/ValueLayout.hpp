@@ -20,12 +20,12 @@ enum class ValueKind : uint8_t { Plain, Mbarrier };
 
 /// Widths of the encoding of one test.
 struct ValueLayout {
-  bool narrow = false;   ///< false: every value a 64-bit word (the reference layout)
-  unsigned plain = 64;   ///< bits of a plain value (two's complement)
-  unsigned tx = 24;      ///< mbarrier fields, low to high: tx-count (two's complement)
-  unsigned pending = 20; ///< pending arrivals (two's complement)
-  unsigned phase = 12;   ///< phase (unsigned)
-  unsigned dropped = 8;  ///< dropped arrivals (unsigned)
+  bool narrow = false;    ///< false: every value a 64-bit word (the reference layout)
+  unsigned plain = 64;    ///< bits of a plain value (two's complement)
+  unsigned tx = 24;       ///< mbarrier fields, low to high: tx-count (two's complement)
+  unsigned pending = 20;  ///< pending arrivals (two's complement)
+  unsigned phase = 12;    ///< phase (unsigned)
+  unsigned dropped = 8;   ///< dropped arrivals (unsigned)
   /// Narrow layout: the kind of every non-constant expression node (by ExprId) and of every location.
   std::vector<ValueKind> nodeKind, locKind;
 

@@ -78,10 +78,10 @@ TEST_CASE("value layout: mbarrier states get narrow fields", "[smt][layout]") {
   events::ExprPool pool2;
   smt::LayoutInput in2;
   const events::ExprId count = pool2.readVal(1);
-  in2.writesByLoc = {{pool2.constant(3)},
-                     {pool2.constant(0), pool2.make(ExprOp::Shl, {count, pool2.constant(24)}),
-                      pool2.make(ExprOp::MbArrive,
-                                 {pool2.readVal(2), pool2.constant(1), pool2.constant(0), pool2.constant(3)})}};
+  in2.writesByLoc = {
+      {pool2.constant(3)},
+      {pool2.constant(0), pool2.make(ExprOp::Shl, {count, pool2.constant(24)}),
+       pool2.make(ExprOp::MbArrive, {pool2.readVal(2), pool2.constant(1), pool2.constant(0), pool2.constant(3)})}};
   in2.readLoc = {-1, 0, 1};
   smt::ValueLayout l2 = smt::computeLayout(pool2, in2);
   REQUIRE(l2.narrow);
@@ -123,7 +123,8 @@ TEST_CASE("value layout: 64 bits where no narrow form is exact", "[smt][layout]"
   {  // one location written both a state word and a plain integer
     events::ExprPool pool;
     smt::LayoutInput in;
-    in.writesByLoc = {{pool.constant(0), pool.make(ExprOp::MbTx, {pool.readVal(1), pool.constant(16), pool.constant(1)}),
+    in.writesByLoc = {{pool.constant(0),
+                       pool.make(ExprOp::MbTx, {pool.readVal(1), pool.constant(16), pool.constant(1)}),
                        pool.make(ExprOp::Add, {pool.readVal(1), pool.constant(1)})}};
     in.readLoc = {-1, 0};
     CHECK(wide(pool, in));
@@ -139,12 +140,14 @@ TEST_CASE("narrow bit-vector encoding follows evalOp", "[smt][layout][values]") 
   l.phase = 4;
   l.dropped = 3;
   std::mt19937_64 rng(11);
-  auto small = [&](int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1)); };
+  auto small = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1));
+  };
   const std::vector<std::pair<ExprOp, int>> ops = {
-      {ExprOp::Add, 2},  {ExprOp::Sub, 2}, {ExprOp::Mul, 2},  {ExprOp::Div, 2},      {ExprOp::Rem, 2},
-      {ExprOp::And, 2},  {ExprOp::Or, 2},  {ExprOp::Xor, 2},  {ExprOp::Shl, 2},      {ExprOp::Eq, 2},
-      {ExprOp::Ne, 2},   {ExprOp::Lt, 2},  {ExprOp::Le, 2},   {ExprOp::LNot, 1},     {ExprOp::LAnd, 2},
-      {ExprOp::LOr, 2},  {ExprOp::Ite, 3}, {ExprOp::MbTx, 3}, {ExprOp::MbArrive, 4}, {ExprOp::MbArriveDrop, 4},
+      {ExprOp::Add, 2},    {ExprOp::Sub, 2}, {ExprOp::Mul, 2},  {ExprOp::Div, 2},      {ExprOp::Rem, 2},
+      {ExprOp::And, 2},    {ExprOp::Or, 2},  {ExprOp::Xor, 2},  {ExprOp::Shl, 2},      {ExprOp::Eq, 2},
+      {ExprOp::Ne, 2},     {ExprOp::Lt, 2},  {ExprOp::Le, 2},   {ExprOp::LNot, 1},     {ExprOp::LAnd, 2},
+      {ExprOp::LOr, 2},    {ExprOp::Ite, 3}, {ExprOp::MbTx, 3}, {ExprOp::MbArrive, 4}, {ExprOp::MbArriveDrop, 4},
       {ExprOp::MbPhase, 1}};
   z3::context ctx;
   for (auto [op, arity] : ops) {
