@@ -53,9 +53,7 @@ z3::expr TermTable::expr(Lit l) const {
   return terms_[static_cast<size_t>(l - 2)];
 }
 
-Lit TermTable::mkNot(Lit a) {
-  if (a == kFalse) return kTrue;
-  if (a == kTrue) return kFalse;
+Lit TermTable::mkNotTerm(Lit a) {
   Lit& c = neg_[static_cast<size_t>(a - 2)];
   if (c != kFalse) return c;
   Lit r = add(!terms_[static_cast<size_t>(a - 2)]);
@@ -65,10 +63,7 @@ Lit TermTable::mkNot(Lit a) {
   return r;
 }
 
-Lit TermTable::mkAnd(Lit a, Lit b) {
-  if (a == kFalse || b == kFalse) return kFalse;
-  if (a == kTrue) return b;
-  if (b == kTrue) return a;
+Lit TermTable::mkAndTerms(Lit a, Lit b) {
   if (a == b) return a;
   if (neg_[static_cast<size_t>(a - 2)] == b) return kFalse;
   uint64_t k = pairKey(a, b);
@@ -79,10 +74,7 @@ Lit TermTable::mkAnd(Lit a, Lit b) {
   return r;
 }
 
-Lit TermTable::mkOr(Lit a, Lit b) {
-  if (a == kTrue || b == kTrue) return kTrue;
-  if (a == kFalse) return b;
-  if (b == kFalse) return a;
+Lit TermTable::mkOrTerms(Lit a, Lit b) {
   if (a == b) return a;
   if (neg_[static_cast<size_t>(a - 2)] == b) return kTrue;
   uint64_t k = pairKey(a, b);
@@ -237,15 +229,19 @@ SymRel SymAlgebra::seq(const Rel& a, const Rel& b) {
       if (b.m[k * n_ + j] != kFalse) bRows[k].push_back(static_cast<uint32_t>(j));
   std::vector<std::vector<Lit>> acc(n_);
   std::vector<char> isTrue(n_);
+  // The columns row i reaches (touched), so a row costs what it reaches rather than n.
+  std::vector<uint32_t> touched;
+  std::vector<char> seen(n_, 0);
   for (size_t i = 0; i < n_; ++i) {
     pollBudget("smt encoding");
-    std::fill(isTrue.begin(), isTrue.end(), 0);
-    for (auto& v : acc) v.clear();
-    bool any = false;
     for (size_t k = 0; k < n_; ++k) {
       Lit aik = a.m[i * n_ + k];
       if (aik == kFalse) continue;
       for (uint32_t j : bRows[k]) {
+        if (!seen[j]) {
+          seen[j] = 1;
+          touched.push_back(j);
+        }
         if (isTrue[j] || !cooc(i, j)) continue;
         Lit t = t_.mkAnd(aik, b.m[k * n_ + j]);
         // The middle event must execute too (the entry is read given that i and j do).
@@ -255,11 +251,18 @@ SymRel SymAlgebra::seq(const Rel& a, const Rel& b) {
         } else {
           acc[j].push_back(t);
         }
-        any = true;
       }
     }
-    if (!any) continue;
-    for (size_t j = 0; j < n_; ++j) r.m[i * n_ + j] = isTrue[j] ? kTrue : t_.mkOrN(acc[j]);
+    // In column order, as the terms were always built.
+    std::sort(touched.begin(), touched.end());
+    for (uint32_t j : touched) {
+      const std::vector<Lit>& ls = acc[j];
+      r.m[i * n_ + j] = isTrue[j] ? kTrue : ls.size() == 1 ? ls[0] : t_.mkOrN(ls);
+      acc[j].clear();
+      isTrue[j] = 0;
+      seen[j] = 0;
+    }
+    touched.clear();
   }
   return r;
 }

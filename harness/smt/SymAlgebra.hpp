@@ -44,11 +44,26 @@ class TermTable {
   /// The z3 expression of a literal.
   z3::expr expr(Lit l) const;
   /// a ∧ b.
-  Lit mkAnd(Lit a, Lit b);
+  Lit mkAnd(Lit a, Lit b) {
+    // Constants inline: most entries of the model's dense relations are constant.
+    if (a == kFalse || b == kFalse) return kFalse;
+    if (a == kTrue) return b;
+    if (b == kTrue) return a;
+    return mkAndTerms(a, b);
+  }
   /// a ∨ b.
-  Lit mkOr(Lit a, Lit b);
+  Lit mkOr(Lit a, Lit b) {
+    if (a == kTrue || b == kTrue) return kTrue;
+    if (a == kFalse) return b;
+    if (b == kFalse) return a;
+    return mkOrTerms(a, b);
+  }
   /// ¬a.
-  Lit mkNot(Lit a);
+  Lit mkNot(Lit a) {
+    if (a == kFalse) return kTrue;
+    if (a == kTrue) return kFalse;
+    return mkNotTerm(a);
+  }
   /// a → b.
   Lit mkImplies(Lit a, Lit b) { return mkOr(mkNot(a), b); }
   /// ⋀ ls.
@@ -63,6 +78,9 @@ class TermTable {
 
  private:
   Lit add(const z3::expr& e);
+  Lit mkAndTerms(Lit a, Lit b);  // mkAnd of two terms
+  Lit mkOrTerms(Lit a, Lit b);   // mkOr of two terms
+  Lit mkNotTerm(Lit a);          // mkNot of a term
   z3::context& ctx_;
   std::vector<z3::expr> terms_;  // terms_[k - 2] is term k
   std::vector<Lit> neg_;         // neg_[k - 2]: cached negation (0 = none yet)
