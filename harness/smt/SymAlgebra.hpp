@@ -3,9 +3,9 @@
 // that the encoding only contains what can vary between executions of one skeleton. Terms are
 // hash-consed in a TermTable; and/or/not simplify constants away. Closures are computed Warshall-style
 // over the possible entries (one conjunction and one disjunction per (i, k, j) step); `acyclic`
-// introduces integer clock variables (r(i,j) → c_i < c_j) restricted to the non-trivial strongly
-// connected components of the relation's possible edges. With a Frame, one algebra covers several
-// path choices at once (sets and relations are read given that their events execute).
+// introduces bit-vector clock variables (r(i,j) → c_i < c_j, unsigned, as wide as the largest component
+// needs) restricted to the non-trivial strongly connected components of the relation's possible edges. With a Frame,
+// one algebra covers several path choices at once (sets and relations are read given that their events execute).
 #pragma once
 
 #include <z3++.h>
@@ -191,7 +191,7 @@ class SymAlgebra {
   Set domain(const Rel& a);
   /// range(r).
   Set range(const Rel& a);
-  /// acyclic r (clock variables).
+  /// acyclic r (bit-vector clock variables).
   Bool acyclic(const Rel& a);
   /// irreflexive r.
   Bool irreflexive(const Rel& a);
