@@ -23,6 +23,7 @@
 #include "events/Skeleton.hpp"
 #include "smt/SymAlgebra.hpp"
 #include "smt/ValueEncoder.hpp"
+#include "smt/ValueLayout.hpp"
 #include "support/Budget.hpp"
 
 namespace ptxmm::smt {
@@ -34,6 +35,10 @@ struct GiveUp {
   outcome::Status status;  // Timeout or Unknown
   std::string why;
 };
+
+// Thrown internally when the narrow value layout turns out not to apply (the model does not forbid value
+// cycles): the test is encoded again in 64 bits.
+struct Widen {};
 
 // Thrown internally for engine bugs found by self-checks.
 struct InternalBug {
@@ -103,7 +108,13 @@ class SmtRunner {
     res.countsAreExecutions = opts_.countExecutions;
     try {
       std::optional<PathChoices> pc = pathChoices();
-      if (pc) solve(*pc);
+      if (pc) {
+        try {
+          solve(*pc, opts_.narrowValues);
+        } catch (const Widen&) {
+          solve(*pc, false);
+        }
+      }
     } catch (const GiveUp& g) {
       res.status = g.status;
       res.message = g.why;
@@ -183,20 +194,40 @@ class SmtRunner {
 
   z3::expr propExpr(const outcome::ResolvedProp& p, const std::vector<z3::expr>& terms) {
     using K = litmus::Prop::Kind;
-    auto val = [&](int idx, int64_t c) {
-      return idx >= 0 ? terms[static_cast<size_t>(idx)] : ctx_.bv_val(static_cast<uint64_t>(c), 64);
+    // term == term, term == constant (false if the layout cannot represent the constant), constant == constant.
+    auto eq = [&]() -> z3::expr {
+      if (p.lhs >= 0 && p.rhs >= 0) return terms[static_cast<size_t>(p.lhs)] == terms[static_cast<size_t>(p.rhs)];
+      if (p.lhs < 0 && p.rhs < 0) return ctx_.bool_val(p.lhsConst == p.rhsConst);
+      const size_t t = static_cast<size_t>(p.lhs >= 0 ? p.lhs : p.rhs);
+      z3::expr c = valueConst(termKind_[t], p.lhs >= 0 ? p.rhsConst : p.lhsConst);
+      return c.is_bool() ? c : terms[t] == c;
     };
     switch (p.kind) {
       case K::True: return ctx_.bool_val(true);
       case K::False: return ctx_.bool_val(false);
-      case K::Eq: return val(p.lhs, p.lhsConst) == val(p.rhs, p.rhsConst);
-      case K::Ne: return val(p.lhs, p.lhsConst) != val(p.rhs, p.rhsConst);
+      case K::Eq: return eq();
+      case K::Ne: return !eq();
       case K::Not: return !propExpr(p.kids.at(0), terms);
       case K::And: return propExpr(p.kids.at(0), terms) && propExpr(p.kids.at(1), terms);
       case K::Or: return propExpr(p.kids.at(0), terms) || propExpr(p.kids.at(1), terms);
       case K::Implies: return z3::implies(propExpr(p.kids.at(0), terms), propExpr(p.kids.at(1), terms));
     }
     return ctx_.bool_val(false);
+  }
+
+  // Value v of kind k as a bit-vector of the layout, or the constant false if the layout cannot represent it.
+  z3::expr valueConst(ValueKind k, int64_t v) {
+    std::optional<uint64_t> b = layout_.encode(k, v);
+    return b ? ctx_.bv_val(*b, layout_.bits(k)) : ctx_.bool_val(false);
+  }
+  // term != v for a value v of kind k (true if the layout cannot represent v).
+  z3::expr differs(const z3::expr& term, ValueKind k, int64_t v) {
+    z3::expr c = valueConst(k, v);
+    return c.is_bool() ? ctx_.bool_val(true) : term != c;
+  }
+  // The value of `term` (of kind k) in model m.
+  int64_t valueIn(const z3::model& m, const z3::expr& term, ValueKind k) const {
+    return layout_.decode(k, m.eval(term, true).get_numeral_uint64());
   }
 
   // `base` with `extra` appended, as a new vector (copying a z3::expr_vector shares the vector).
@@ -315,11 +346,109 @@ class SmtRunner {
     return out;
   }
 
-  void solve(const PathChoices& pc) {
+  // The value layout of the union skeleton (smt/ValueLayout.hpp), and the kind of each final-state term.
+  void chooseLayout(const events::Skeleton& u, const PathChoices& pc, bool narrow) {
+    layout_ = ValueLayout{};
+    termKind_.assign(spec_.terms.size(), ValueKind::Plain);
+    if (!narrow) return;
+    LayoutInput in;
+    in.writesByLoc.resize(u.writesByLoc.size());
+    for (size_t l = 0; l < u.writesByLoc.size(); ++l)
+      for (int w : u.writesByLoc[l]) in.writesByLoc[l].push_back(u.event(static_cast<size_t>(w)).value);
+    in.readLoc.assign(prog_.events.size(), -1);
+    for (size_t i = 0; i < u.size(); ++i)
+      if (u.event(i).type == events::EventType::Read) in.readLoc[static_cast<size_t>(u.event(i).id)] = u.event(i).loc;
+    for (size_t t = 0; t < pc.used.size(); ++t)
+      for (int k : pc.used[t]) {
+        const events::Path& p = prog_.paths[t][static_cast<size_t>(k)];
+        in.others.insert(in.others.end(), p.guards.begin(), p.guards.end());
+        for (const auto& [e, why] : p.undefinedIf) in.others.push_back(e);
+      }
+    for (const auto& [name, members] : u.dynamicSets)
+      for (const auto& [i, cond] : members) in.others.push_back(cond);
+    std::vector<std::optional<size_t>> group(spec_.terms.size());
+    for (size_t i = 0; i < spec_.terms.size(); ++i) {
+      const auto& t = spec_.terms[i];
+      if (!t.isReg()) continue;
+      const size_t th = static_cast<size_t>(t.term.thread);
+      std::vector<events::ExprId> g;
+      for (int k : pc.used[th]) {
+        const auto& regs = prog_.paths[th][static_cast<size_t>(k)].finalRegs;
+        if (auto it = regs.find(t.term.reg); it != regs.end()) g.push_back(it->second);
+      }
+      group[i] = in.sameKind.size();
+      in.sameKind.push_back(std::move(g));
+      in.plainConstants.push_back(concrete::initialRegister(*prog_.test, t.term.thread, t.term.reg));
+    }
+    collectConstants(spec_.prop, in.plainConstants);
+    ValueLayout l = computeLayout(prog_.exprs, in);
+    if (!l.narrow) return;
+    std::vector<ValueKind> kinds(spec_.terms.size(), ValueKind::Plain);
+    for (size_t i = 0; i < spec_.terms.size(); ++i) {
+      const auto& t = spec_.terms[i];
+      if (!t.isReg()) {
+        kinds[i] = l.locKind.at(static_cast<size_t>(t.loc));
+        continue;
+      }
+      for (events::ExprId e : in.sameKind[*group[i]])
+        if (!prog_.exprs.isConst(e)) kinds[i] = l.kindOf(prog_.exprs, e);
+      // The register's initial value, and every constant final value, must be representable in its kind.
+      std::vector<int64_t> consts{concrete::initialRegister(*prog_.test, t.term.thread, t.term.reg)};
+      for (events::ExprId e : in.sameKind[*group[i]])
+        if (prog_.exprs.isConst(e)) consts.push_back(prog_.exprs.node(e).value);
+      for (int64_t c : consts)
+        if (!l.encode(kinds[i], c)) return;
+    }
+    layout_ = std::move(l);
+    termKind_ = std::move(kinds);
+  }
+
+  static void collectConstants(const outcome::ResolvedProp& p, std::vector<int64_t>& out) {
+    if (p.lhs < 0) out.push_back(p.lhsConst);
+    if (p.rhs < 0) out.push_back(p.rhsConst);
+    for (const auto& k : p.kids) collectConstants(k, out);
+  }
+
+  // Whether an asserted `acyclic` check of the model contains every value dependency of the encoding: each
+  // possible rf edge, and each read -> write whose value expression uses the read (as a constant entry).
+  // Then no allowed execution has a value-dependency cycle, which the narrow layout relies on.
+  bool forbidsValueCycles(const cat::Outcome<SymAlgebra>& o, const SymAlgebra& alg, const TermTable& terms,
+                          const events::Skeleton& u, const SymRel& rf, const Frame& frame) const {
+    const size_t n = u.size();
+    std::vector<std::pair<size_t, size_t>> deps;
+    for (size_t w = 0; w < n; ++w) {
+      const events::Event& e = u.event(w);
+      if (e.type != events::EventType::Write || e.value < 0) continue;
+      std::vector<events::EventId> rs;
+      prog_.exprs.collectReads(e.value, rs);
+      for (events::EventId r : rs) {
+        const int ri = u.indexOf(r);
+        if (ri >= 0 && frame.cooc.test(static_cast<size_t>(ri), w)) deps.emplace_back(static_cast<size_t>(ri), w);
+      }
+    }
+    for (const auto& c : o.checks) {
+      if (c.info->kind != cat::CheckKind::Check && c.info->kind != cat::CheckKind::Assert) continue;
+      const SymRel* r = alg.acyclicRelation(c.value);
+      if (!r) continue;
+      bool covers = true;
+      for (size_t k = 0; k < n * n && covers; ++k)
+        if (rf.m[k] != kFalse) covers = terms.hasDisjunct(r->m[k], rf.m[k]);
+      for (const auto& [a, b] : deps)
+        if (covers) covers = r->m[a * n + b] == kTrue;
+      if (covers) return true;
+    }
+    return false;
+  }
+
+  void solve(const PathChoices& pc, bool narrow) {
     std::optional<StatTimer> phase(std::in_place, stats_, "skeleton");
     const events::Skeleton u = events::buildUnionSkeleton(prog_, pc.used);
     const size_t n = u.size();
     const size_t nt = pc.used.size();
+    phase.emplace(stats_, "value layout");
+    chooseLayout(u, pc, narrow);
+    stats_.note("values: " + layout_.describe());
+    phase.emplace(stats_, "skeleton");
     TermTable terms(ctx_);
     z3::solver s(ctx_, z3::solver::simple());
     phase.emplace(stats_, "frame");
@@ -338,13 +467,16 @@ class SmtRunner {
       const events::Event& e = u.event(i);
       if (e.type != events::EventType::Read) continue;
       reads.push_back(static_cast<int>(i));
-      readVal.emplace(e.id, ctx_.bv_const(fmt::format("val_e{}", e.id).c_str(), 64));
+      readVal.emplace(e.id, ctx_.bv_const(fmt::format("val_e{}", e.id).c_str(), layout_.bits(locKind(e.loc))));
     }
-    ValueEncoder enc(ctx_, prog_.exprs, [&](events::EventId e) -> z3::expr {
-      auto it = readVal.find(e);
-      if (it == readVal.end()) throw InternalBug{fmt::format("value uses read e{} of no encoded path", e)};
-      return it->second;
-    });
+    ValueEncoder enc(
+        ctx_, prog_.exprs,
+        [&](events::EventId e) -> z3::expr {
+          auto it = readVal.find(e);
+          if (it == readVal.end()) throw InternalBug{fmt::format("value uses read e{} of no encoded path", e)};
+          return it->second;
+        },
+        layout_);
     // Value-dependent sets: member i iff value(cond) != 0, the other events never.
     for (const auto& [name, members] : u.dynamicSets) {
       SymSet set = alg.emptySet();
@@ -353,7 +485,7 @@ class SmtRunner {
     }
     auto writeValue = [&](int w) {
       const events::Event& e = u.event(static_cast<size_t>(w));
-      return e.value >= 0 ? enc.encode(e.value) : enc.constant(0);
+      return e.value >= 0 ? enc.encodeAs(e.value, locKind(e.loc)) : enc.constant(locKind(e.loc), 0);
     };
 
     // rf: an executed read has exactly one same-location source that executes with it, and returns
@@ -481,6 +613,9 @@ class SmtRunner {
     const size_t termsBeforeModel = terms.numTerms();
     cat::ModelResult<SymAlgebra> mr = interp_.run(alg);
     phase.reset();
+    if (layout_.narrow && mr.outcomes.size() == 1 && !mr.outcomes.front().cut &&
+        !forbidsValueCycles(mr.outcomes.front(), alg, terms, u, rf, frame))
+      throw Widen{};
     if (stats_.on) {
       auto cs = alg.closureSizes();
       std::sort(cs.begin(), cs.end(), [](const auto& a, const auto& b) { return a.terms > b.terms; });
@@ -545,17 +680,18 @@ class SmtRunner {
     for (const auto& t : spec_.terms) {
       if (t.isReg()) {
         const size_t th = static_cast<size_t>(t.term.thread);
-        z3::expr initial = enc.constant(concrete::initialRegister(*prog_.test, t.term.thread, t.term.reg));
+        const ValueKind kind = termKind_[termExprs.size()];
+        z3::expr initial = enc.constant(kind, concrete::initialRegister(*prog_.test, t.term.thread, t.term.reg));
         auto valueOn = [&](size_t k) {
           const auto& regs = prog_.paths[th][static_cast<size_t>(pc.used[th][k])].finalRegs;
           auto it = regs.find(t.term.reg);
-          return it != regs.end() ? enc.encode(it->second) : initial;
+          return it != regs.end() ? enc.encodeAs(it->second, kind) : initial;
         };
         z3::expr v = valueOn(pc.used[th].size() - 1);
         for (size_t k = pc.used[th].size() - 1; k-- > 0;) v = z3::ite(terms.expr(selection.sel[th][k]), valueOn(k), v);
         termExprs.push_back(v);
       } else {
-        z3::expr fin = ctx_.bv_const(fmt::format("final_{}", sanitize(t.label)).c_str(), 64);
+        z3::expr fin = ctx_.bv_const(fmt::format("final_{}", sanitize(t.label)).c_str(), layout_.bits(locKind(t.loc)));
         for (int w : u.writesByLoc.at(static_cast<size_t>(t.loc)))
           assertIn(s, z3::implies(terms.expr(terms.mkAnd(exec(static_cast<size_t>(w)), fw.v[static_cast<size_t>(w)])),
                                   fin == writeValue(w)));
@@ -592,7 +728,7 @@ class SmtRunner {
       z3::expr_vector diff(ctx_);
       for (const auto& te : termExprs) {
         z3::expr v = m.eval(te, true);
-        vals.push_back(static_cast<int64_t>(v.get_numeral_uint64()));
+        vals.push_back(layout_.decode(termKind_[vals.size()], v.get_numeral_uint64()));
         diff.push_back(te != v);
       }
       std::string key = spec_.key(vals);
@@ -612,8 +748,7 @@ class SmtRunner {
       }
       for (auto& [nvals, nkey] : more) {
         z3::expr_vector ndiff(ctx_);
-        for (size_t i = 0; i < termExprs.size(); ++i)
-          ndiff.push_back(termExprs[i] != ctx_.bv_val(static_cast<uint64_t>(nvals[i]), 64));
+        for (size_t i = 0; i < termExprs.size(); ++i) ndiff.push_back(differs(termExprs[i], termKind_[i], nvals[i]));
         assertIn(s, z3::implies(blockAct, z3::mk_or(ndiff)));
         found.push_back({std::move(nvals), std::move(nkey)});
       }
@@ -640,8 +775,7 @@ class SmtRunner {
       const z3::expr_vector flagAssumptions = plus(assumptions, flagAct);
       auto block = [&](const std::vector<int64_t>& vals) {
         z3::expr_vector diff(ctx_);
-        for (size_t i = 0; i < termExprs.size(); ++i)
-          diff.push_back(termExprs[i] != ctx_.bv_val(static_cast<uint64_t>(vals[i]), 64));
+        for (size_t i = 0; i < termExprs.size(); ++i) diff.push_back(differs(termExprs[i], termKind_[i], vals[i]));
         assertIn(s, z3::implies(flagAct, z3::mk_or(diff)));
       };
       for (const auto& f : found)
@@ -649,7 +783,7 @@ class SmtRunner {
       while (check(s, flagAssumptions) == z3::sat) {
         z3::model m = s.get_model();
         std::vector<int64_t> vals;
-        for (const auto& te : termExprs) vals.push_back(static_cast<int64_t>(m.eval(te, true).get_numeral_uint64()));
+        for (size_t i = 0; i < termExprs.size(); ++i) vals.push_back(valueIn(m, termExprs[i], termKind_[i]));
         auto it = states_.find(spec_.key(vals));
         if (it == states_.end())
           throw InternalBug{
@@ -671,7 +805,7 @@ class SmtRunner {
       z3::expr stLit = ctx_.bool_const(fmt::format("state_{}", k).c_str());
       z3::expr_vector eqs(ctx_);
       for (size_t i = 0; i < termExprs.size(); ++i)
-        eqs.push_back(termExprs[i] == ctx_.bv_val(static_cast<uint64_t>(found[k].vals[i]), 64));
+        eqs.push_back(!differs(termExprs[i], termKind_[i], found[k].vals[i]));
       assertIn(s, z3::implies(stLit, z3::mk_and(eqs)));
       st.executions += countExecutions(s, assumptions, stLit, terms, decision);
     }
@@ -760,7 +894,7 @@ class SmtRunner {
     for (size_t i = 0; i < n; ++i) {
       const events::Event& e = sk.event(i);
       if (e.type == events::EventType::Read)
-        reads[static_cast<size_t>(e.id)] = static_cast<int64_t>(m.eval(readVal.at(e.id), true).get_numeral_uint64());
+        reads[static_cast<size_t>(e.id)] = valueIn(m, readVal.at(e.id), locKind(e.loc));
     }
     if (!recordExecution(d, reads, vals, key, ev))
       throw InternalBug{
@@ -937,6 +1071,11 @@ class SmtRunner {
     return out;
   }
 
+  // The kind of the values of location l.
+  ValueKind locKind(int l) const {
+    return layout_.narrow ? layout_.locKind.at(static_cast<size_t>(l)) : ValueKind::Plain;
+  }
+
   static constexpr size_t kMaxPathChoices = size_t{1} << 20;
   static constexpr size_t kExploreAfterStates = 4;  // exploreNeighbours: solver states found first
 
@@ -946,6 +1085,8 @@ class SmtRunner {
   const SmtOptions& opts_;
   cat::Interpreter<SymAlgebra> interp_;
   cat::Interpreter<cat::BitAlgebra> concrete_;
+  ValueLayout layout_;                          // of the encoding (chooseLayout)
+  std::vector<ValueKind> termKind_;             // per final-state term
   std::optional<events::Skeleton> concreteSk_;  // skeleton of the last state's paths (recordState)
   std::optional<cat::BitAlgebra> concreteAlg_;  // its static built-ins bound
   cat::RunCache<cat::BitAlgebra> concreteCache_;

@@ -1,8 +1,8 @@
 // The Z3 engine: one encoding per test covering every path choice at once (a selector variable per
 // path of each thread; the events of the unselected paths do not execute), rf / co / sc as Boolean
-// variables, values as 64-bit bit-vectors, the cat model evaluated once with the symbolic algebra
-// (SymAlgebra with a Frame), every named axiom a tracked assertion. All reachable final states are
-// found by incremental solving with blocking clauses over the final-state terms; flags are decided per
+// variables, values as bit-vectors (64 bits, or narrower where exact: smt/ValueLayout.hpp), the cat model evaluated
+// once with the symbolic algebra (SymAlgebra with a Frame), every named axiom a tracked assertion. All reachable final
+// states are found by incremental solving with blocking clauses over the final-state terms; flags are decided per
 // state; unsat cores name the axioms that forbid the condition's outcome.
 #pragma once
 
@@ -24,6 +24,7 @@ struct SmtOptions {
   bool countExecutions = false;  ///< count allowed executions per state (slow); else 1 per state
   bool explain = true;           ///< unsat core of the condition's outcome when it is unreachable
   size_t maxStates = 4096;       ///< more distinct states → Status::Unknown
+  bool narrowValues = true;      ///< values in the narrowest exact widths (smt/ValueLayout.hpp); false: 64 bits
 };
 
 /// Runs the smt engine in `ctx` (one context per thread). Never throws: z3 exceptions and model

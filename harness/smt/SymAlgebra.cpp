@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <unordered_set>
 
 #include "support/Budget.hpp"
 #include "support/Diagnostic.hpp"
@@ -52,9 +53,7 @@ z3::expr TermTable::expr(Lit l) const {
   return terms_[static_cast<size_t>(l - 2)];
 }
 
-Lit TermTable::mkNot(Lit a) {
-  if (a == kFalse) return kTrue;
-  if (a == kTrue) return kFalse;
+Lit TermTable::mkNotTerm(Lit a) {
   Lit& c = neg_[static_cast<size_t>(a - 2)];
   if (c != kFalse) return c;
   Lit r = add(!terms_[static_cast<size_t>(a - 2)]);
@@ -64,10 +63,7 @@ Lit TermTable::mkNot(Lit a) {
   return r;
 }
 
-Lit TermTable::mkAnd(Lit a, Lit b) {
-  if (a == kFalse || b == kFalse) return kFalse;
-  if (a == kTrue) return b;
-  if (b == kTrue) return a;
+Lit TermTable::mkAndTerms(Lit a, Lit b) {
   if (a == b) return a;
   if (neg_[static_cast<size_t>(a - 2)] == b) return kFalse;
   uint64_t k = pairKey(a, b);
@@ -78,10 +74,7 @@ Lit TermTable::mkAnd(Lit a, Lit b) {
   return r;
 }
 
-Lit TermTable::mkOr(Lit a, Lit b) {
-  if (a == kTrue || b == kTrue) return kTrue;
-  if (a == kFalse) return b;
-  if (b == kFalse) return a;
+Lit TermTable::mkOrTerms(Lit a, Lit b) {
   if (a == b) return a;
   if (neg_[static_cast<size_t>(a - 2)] == b) return kTrue;
   uint64_t k = pairKey(a, b);
@@ -89,6 +82,7 @@ Lit TermTable::mkOr(Lit a, Lit b) {
   if (it != orCache_.end()) return it->second;
   Lit r = add(expr(a) || expr(b));
   orCache_.emplace(k, r);
+  orArgs_.emplace(r, std::vector<Lit>{a, b});
   return r;
 }
 
@@ -121,7 +115,22 @@ Lit TermTable::mkOrN(const std::vector<Lit>& ls) {
   if (xs.size() == 2) return mkOr(xs[0], xs[1]);
   z3::expr_vector v(ctx_);
   for (Lit l : xs) v.push_back(expr(l));
-  return add(z3::mk_or(v));
+  Lit r = add(z3::mk_or(v));
+  orArgs_.emplace(r, std::move(xs));
+  return r;
+}
+
+bool TermTable::hasDisjunct(Lit whole, Lit part) const {
+  std::vector<Lit> todo{whole};
+  std::unordered_set<Lit> seen;
+  while (!todo.empty()) {
+    Lit l = todo.back();
+    todo.pop_back();
+    if (l == part || l == kTrue) return true;
+    if (!seen.insert(l).second) continue;
+    if (auto it = orArgs_.find(l); it != orArgs_.end()) todo.insert(todo.end(), it->second.begin(), it->second.end());
+  }
+  return false;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -220,15 +229,19 @@ SymRel SymAlgebra::seq(const Rel& a, const Rel& b) {
       if (b.m[k * n_ + j] != kFalse) bRows[k].push_back(static_cast<uint32_t>(j));
   std::vector<std::vector<Lit>> acc(n_);
   std::vector<char> isTrue(n_);
+  // The columns row i reaches (touched), so a row costs what it reaches rather than n.
+  std::vector<uint32_t> touched;
+  std::vector<char> seen(n_, 0);
   for (size_t i = 0; i < n_; ++i) {
     pollBudget("smt encoding");
-    std::fill(isTrue.begin(), isTrue.end(), 0);
-    for (auto& v : acc) v.clear();
-    bool any = false;
     for (size_t k = 0; k < n_; ++k) {
       Lit aik = a.m[i * n_ + k];
       if (aik == kFalse) continue;
       for (uint32_t j : bRows[k]) {
+        if (!seen[j]) {
+          seen[j] = 1;
+          touched.push_back(j);
+        }
         if (isTrue[j] || !cooc(i, j)) continue;
         Lit t = t_.mkAnd(aik, b.m[k * n_ + j]);
         // The middle event must execute too (the entry is read given that i and j do).
@@ -238,11 +251,18 @@ SymRel SymAlgebra::seq(const Rel& a, const Rel& b) {
         } else {
           acc[j].push_back(t);
         }
-        any = true;
       }
     }
-    if (!any) continue;
-    for (size_t j = 0; j < n_; ++j) r.m[i * n_ + j] = isTrue[j] ? kTrue : t_.mkOrN(acc[j]);
+    // In column order, as the terms were always built.
+    std::sort(touched.begin(), touched.end());
+    for (uint32_t j : touched) {
+      const std::vector<Lit>& ls = acc[j];
+      r.m[i * n_ + j] = isTrue[j] ? kTrue : ls.size() == 1 ? ls[0] : t_.mkOrN(ls);
+      acc[j].clear();
+      isTrue[j] = 0;
+      seen[j] = 0;
+    }
+    touched.clear();
   }
   return r;
 }
@@ -366,7 +386,11 @@ SymSet SymAlgebra::range(const Rel& a) {
 SymBool SymAlgebra::acyclic(const Rel& a) {
   BitMatrix may = mayMatrix(a);
   BitMatrix mayPlus = may.transitiveClosure();
-  if (mayPlus.irreflexive()) return {kTrue, -1};
+  // The relation is kept (acyclicRelation) also when no cycle is possible at all.
+  if (mayPlus.irreflexive()) {
+    acyclicStore_.push_back(a);
+    return {kTrue, static_cast<int>(acyclicStore_.size() - 1)};
+  }
   // Edges that exist in every execution: constant entries between events that always execute.
   BitMatrix must(n_);
   for (size_t i = 0; i < n_; ++i)
@@ -385,9 +409,14 @@ SymBool SymAlgebra::acyclic(const Rel& a) {
       if (j == i || (mayPlus.test(i, j) && mayPlus.test(j, i))) comp[j] = c, ++compSize.back();
   }
   int id = clocks_++;
+  // Bit-vector clocks as wide as the largest component needs (a topological numbering of its events fits):
+  // on the pipelines Z3 decides them faster than integer clocks, the same elsewhere (docs/performance.md).
+  const size_t largest = compSize.empty() ? 1 : *std::max_element(compSize.begin(), compSize.end());
+  unsigned width = 1;
+  while ((size_t{1} << width) < largest) ++width;
   std::vector<std::optional<z3::expr>> clock(n_);
   auto clk = [&](size_t i) -> z3::expr {
-    if (!clock[i]) clock[i] = t_.ctx().int_const(fmt::format("{}clk{}_e{}", prefix_, id, i).c_str());
+    if (!clock[i]) clock[i] = t_.ctx().bv_const(fmt::format("{}clk{}_e{}", prefix_, id, i).c_str(), width);
     return *clock[i];
   };
   std::vector<Lit> clauses;
@@ -400,7 +429,7 @@ SymBool SymAlgebra::acyclic(const Rel& a) {
       if (i == j) {
         clauses.push_back(t_.mkNot(e));
       } else {
-        clauses.push_back(t_.mkImplies(e, t_.fromExpr(clk(i) < clk(j))));
+        clauses.push_back(t_.mkImplies(e, t_.fromExpr(z3::ult(clk(i), clk(j)))));
       }
     }
   }

@@ -3,9 +3,9 @@
 // that the encoding only contains what can vary between executions of one skeleton. Terms are
 // hash-consed in a TermTable; and/or/not simplify constants away. Closures are computed Warshall-style
 // over the possible entries (one conjunction and one disjunction per (i, k, j) step); `acyclic`
-// introduces integer clock variables (r(i,j) → c_i < c_j) restricted to the non-trivial strongly
-// connected components of the relation's possible edges. With a Frame, one algebra covers several
-// path choices at once (sets and relations are read given that their events execute).
+// introduces bit-vector clock variables (r(i,j) → c_i < c_j, unsigned, as wide as the largest component
+// needs) restricted to the non-trivial strongly connected components of the relation's possible edges. With a Frame,
+// one algebra covers several path choices at once (sets and relations are read given that their events execute).
 #pragma once
 
 #include <z3++.h>
@@ -44,27 +44,49 @@ class TermTable {
   /// The z3 expression of a literal.
   z3::expr expr(Lit l) const;
   /// a ∧ b.
-  Lit mkAnd(Lit a, Lit b);
+  Lit mkAnd(Lit a, Lit b) {
+    // Constants inline: most entries of the model's dense relations are constant.
+    if (a == kFalse || b == kFalse) return kFalse;
+    if (a == kTrue) return b;
+    if (b == kTrue) return a;
+    return mkAndTerms(a, b);
+  }
   /// a ∨ b.
-  Lit mkOr(Lit a, Lit b);
+  Lit mkOr(Lit a, Lit b) {
+    if (a == kTrue || b == kTrue) return kTrue;
+    if (a == kFalse) return b;
+    if (b == kFalse) return a;
+    return mkOrTerms(a, b);
+  }
   /// ¬a.
-  Lit mkNot(Lit a);
+  Lit mkNot(Lit a) {
+    if (a == kFalse) return kTrue;
+    if (a == kTrue) return kFalse;
+    return mkNotTerm(a);
+  }
   /// a → b.
   Lit mkImplies(Lit a, Lit b) { return mkOr(mkNot(a), b); }
   /// ⋀ ls.
   Lit mkAndN(const std::vector<Lit>& ls);
   /// ⋁ ls.
   Lit mkOrN(const std::vector<Lit>& ls);
+  /// Whether `part` is `whole` or, recursively, one of the disjuncts of the disjunction `whole` (so
+  /// `part` implies `whole`; kTrue contains every literal).
+  [[nodiscard]] bool hasDisjunct(Lit whole, Lit part) const;
   /// Number of terms created (a size measure of the encoding).
   [[nodiscard]] size_t numTerms() const { return terms_.size(); }
 
  private:
   Lit add(const z3::expr& e);
+  Lit mkAndTerms(Lit a, Lit b);  // mkAnd of two terms
+  Lit mkOrTerms(Lit a, Lit b);   // mkOr of two terms
+  Lit mkNotTerm(Lit a);          // mkNot of a term
   z3::context& ctx_;
   std::vector<z3::expr> terms_;  // terms_[k - 2] is term k
   std::vector<Lit> neg_;         // neg_[k - 2]: cached negation (0 = none yet)
   std::unordered_map<uint64_t, Lit> andCache_, orCache_;
-  std::unordered_map<unsigned, Lit> exprIndex_;  // z3 AST id → literal
+  std::unordered_map<unsigned, Lit> exprIndex_;       // z3 AST id → literal
+  std::unordered_map<Lit, std::vector<Lit>> orArgs_;  // disjunctions built by mkOr / mkOrN: their arguments
   int fresh_ = 0;
 };
 
@@ -169,7 +191,7 @@ class SymAlgebra {
   Set domain(const Rel& a);
   /// range(r).
   Set range(const Rel& a);
-  /// acyclic r (clock variables).
+  /// acyclic r (bit-vector clock variables).
   Bool acyclic(const Rel& a);
   /// irreflexive r.
   Bool irreflexive(const Rel& a);
@@ -213,6 +235,12 @@ class SymAlgebra {
   Bool andB(const Bool& a, const Bool& b) { return {t_.mkAnd(a.lit, b.lit), -1}; }
   /// a → b.
   Bool impliesB(const Bool& a, const Bool& b) { return {t_.mkImplies(a.lit, b.lit), -1}; }
+
+  /// The relation of an `acyclic` check value (nullptr if b is not one), for the engine's check that the
+  /// model forbids value-dependency cycles (smt/ValueLayout.hpp).
+  [[nodiscard]] const SymRel* acyclicRelation(const SymBool& b) const {
+    return b.acyclicOf >= 0 ? &acyclicStore_[static_cast<size_t>(b.acyclicOf)] : nullptr;
+  }
 
   /// Declares `r` transitive on the events that execute (the engine asserts it: co, sc). A closure step
   /// through entries that are still r's own adds nothing r does not already say, and is skipped.
