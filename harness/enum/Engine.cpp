@@ -79,9 +79,10 @@ class Enumerator {
     res.candidates = candidates_;
     if (std::getenv("PTXMM_ENUM_STATS") != nullptr)
       fmt::print(stderr,
-                 "enum stats: {} path choices, {} search nodes (largest path choice: {} events, {} nodes), {} core "
-                 "checks, {} candidates, {} states\n",
-                 skeletons_, nodes_, maxSkeletonEvents_, maxSkeletonNodes_, coreEvals_, candidates_, res.states.size());
+                 "enum stats: {} path choices, {} search nodes (largest path choice: {} events, {} nodes), {} searches "
+                 "abandoned for the other order, {} core checks, {} candidates, {} states\n",
+                 skeletons_, nodes_, maxSkeletonEvents_, maxSkeletonNodes_, abandoned_, coreEvals_, candidates_,
+                 res.states.size());
     return res;
   }
 
@@ -98,6 +99,8 @@ class Enumerator {
     if (opts_.cancel && opts_.cancel->load()) throw Stop{outcome::Status::Unknown, "cancelled"};
     if (opts_.maxCandidates && candidates_ > opts_.maxCandidates)
       throw Stop{outcome::Status::Unknown, fmt::format("more than {} candidate executions", opts_.maxCandidates)};
+    if (opts_.maxNodes && nodes_ > opts_.maxNodes)
+      throw Stop{outcome::Status::Unknown, fmt::format("more than {} search nodes", opts_.maxNodes)};
     if (opts_.timeoutSeconds > 0 && std::chrono::duration<double>(Clock::now() - t0_).count() > opts_.timeoutSeconds)
       throw Stop{outcome::Status::Timeout, fmt::format("timeout after {:.0f} ms ({} candidates examined)",
                                                        opts_.timeoutSeconds * 1000, candidates_)};
@@ -154,18 +157,10 @@ class Enumerator {
     }
     // The decisions (docs/design.md "The enum engine's search"): each location's co order is built as a
     // prefix, one write appended at a time (with the source of its read for an RMW whose read and write
-    // access one location), and every other read gets its source. First the locations some read of which
-    // decides something by its value (a path guard, a blocked wait, a written value) or is an RMW's: the
-    // synchronisation; then the others, which only the model's checks constrain. Within each group the
-    // decisions follow how late their event can happen (the longest chain of program order, issue, async
-    // order, RMW and async-completion edges before it), so that the choices of early accesses, which decide
-    // the values that later ones see, are taken first.
-    steps_.clear();
-    order_.assign(sk.writesByLoc.size(), {});
-    placed_.assign(n_, 0);
+    // access one location), and every other read gets its source.
     rmwRead_.assign(n_, -1);
+    rmwPaired_.assign(reads_.size(), 0);
     const BitMatrix& rmw = sk.relation(events::nameOf(events::Builtin::rmw));
-    std::vector<char> rmwPaired(reads_.size(), 0);
     for (size_t k = 0; k < reads_.size(); ++k) {
       const auto r = static_cast<size_t>(reads_[k]);
       const BitSet ws = rmw.row(r);
@@ -174,8 +169,67 @@ class Enumerator {
       ws.forEach([&](size_t x) { w = x; });
       if (sk.event(w).loc != sk.event(r).loc || rmw.column(w).count() != 1) continue;
       rmwRead_[w] = static_cast<int>(k);
-      rmwPaired[k] = 1;
+      rmwPaired_[k] = 1;
     }
+    if (prune_) {
+      palg_.emplace(n_);
+      pcache_.clear();
+      for (const auto& [name, bits] : sk.sets) palg_->setSet(name, bits, cat::Direction::Static);
+      for (const auto& [name, bits] : sk.relations) palg_->setRel(name, bits, cat::Direction::Static);
+      // Not known before the execution is complete: they may gain and lose members.
+      palg_->setSet(events::nameOf(events::Builtin::FW), BitSet(n_), cat::Direction::Unknown);
+      for (const auto& [name, members] : sk.dynamicSets) palg_->setSet(name, BitSet(n_), cat::Direction::Unknown);
+    }
+    readVals_.assign(prog_.events.size(), 0);
+    initCo_ = BitMatrix(n_);
+    for (const auto& ws : sk.writesByLoc)  // an init write precedes every other write of its location
+      if (!ws.empty() && sk.event(static_cast<size_t>(ws[0])).isInit)
+        for (size_t j = 1; j < ws.size(); ++j) initCo_.set(static_cast<size_t>(ws[0]), static_cast<size_t>(ws[j]));
+    cores_.clear();
+    // Two decision orders (orderSteps); neither is best on every test. The search starts with one and a
+    // node budget; while it has evaluated no complete candidate (so that nothing was recorded yet), a
+    // search that spends its budget is abandoned for the other order, with the budget doubled after each
+    // pair of tries. Once a candidate was evaluated the search runs to its end.
+    uint64_t limit = std::max<uint64_t>(1, opts_.orderNodeBudget);
+    for (int attempt = 0;; ++attempt) {
+      orderSteps(attempt % 2 == 0 ? Order::ByLocation : Order::ByDepth);
+      order_.assign(sk.writesByLoc.size(), {});
+      placed_.assign(n_, 0);
+      for (const auto& ws : sk.writesByLoc)
+        if (!ws.empty() && sk.event(static_cast<size_t>(ws[0])).isInit) placed_[static_cast<size_t>(ws[0])] = 1;
+      src_.assign(reads_.size(), -1);
+      rf_ = BitMatrix(n_);
+      co_ = initCo_;
+      attemptNodes_ = 0;
+      attemptCandidates_ = candidates_;
+      attemptLimit_ = limit;
+      try {
+        descend(0);
+        return;
+      } catch (const Abandon&) {
+        ++abandoned_;
+        if (attempt % 2 == 1) limit *= 2;
+      }
+    }
+  }
+
+  // Thrown by viable() when the current decision order spent its node budget before any candidate.
+  struct Abandon {};
+  enum class Order {
+    ByLocation,  // location by location (most RMW reads first, then most reads): appends, then reads
+    ByDepth,     // every decision by the depth of its event, locations whose reads decide values first
+  };
+
+  // The steps_ of one decision order. ByLocation settles one location before the next, which keeps the
+  // choices of unrelated locations (the stages of a pipeline) from multiplying; ByDepth interleaves the
+  // locations: first those some read of which decides something by its value (a path guard, a blocked
+  // wait, a written value) or is an RMW's (the synchronisation), then the others, each decision in the
+  // order of how late its event can happen (the longest chain of program order, issue, async order, RMW
+  // and async-completion edges before it), so that the choices of early accesses, which decide the values
+  // later ones see, are taken first (one mbarrier's RMW chain is then constrained by the waits on another
+  // as it grows).
+  void orderSteps(Order ord) {
+    const events::Skeleton& sk = *sk_;
     BitMatrix later(n_);
     for (events::Builtin b : {events::Builtin::po, events::Builtin::issue, events::Builtin::aso, events::Builtin::rmw,
                               events::Builtin::async_complete})
@@ -190,55 +244,51 @@ class Enumerator {
         }
       });
     }
-    std::vector<char> earlyLoc(sk.writesByLoc.size(), 0);
-    auto early = [&](int k) {
-      if (k >= 0) earlyLoc[static_cast<size_t>(sk.event(static_cast<size_t>(reads_[static_cast<size_t>(k)])).loc)] = 1;
+    std::vector<size_t> rank(sk.writesByLoc.size(), 0);  // per location: its group (ByDepth) or place (ByLocation)
+    if (ord == Order::ByDepth) {
+      for (size_t loc = 0; loc < rank.size(); ++loc) rank[loc] = 1;
+      auto early = [&](int k) {
+        if (k >= 0) rank[static_cast<size_t>(sk.event(static_cast<size_t>(reads_[static_cast<size_t>(k)])).loc)] = 0;
+      };
+      for (const auto& ks : guardReads_) std::for_each(ks.begin(), ks.end(), early);
+      for (const auto& ks : writeDeps_) std::for_each(ks.begin(), ks.end(), early);
+      for (int r : sk.readsFinal)
+        if (r >= 0) early(readIndex_[static_cast<size_t>(r)]);
+      for (size_t k = 0; k < reads_.size(); ++k)
+        if (rmwPaired_[k]) early(static_cast<int>(k));
+    } else {
+      const BitSet rmwReads = sk.relation(events::nameOf(events::Builtin::rmw)).domain();
+      std::vector<std::tuple<size_t, size_t, size_t>> locs;  // (-RMW reads, -reads, location)
+      for (size_t loc = 0; loc < rank.size(); ++loc) {
+        size_t rmws = 0;
+        for (int r : sk.readsByLoc[loc]) rmws += rmwReads.test(static_cast<size_t>(r)) ? 1 : 0;
+        locs.emplace_back(SIZE_MAX - rmws, SIZE_MAX - sk.readsByLoc[loc].size(), loc);
+      }
+      std::sort(locs.begin(), locs.end());
+      for (size_t i = 0; i < locs.size(); ++i) rank[std::get<2>(locs[i])] = i;
+    }
+    // ByLocation: a location's appends (by depth), then its reads (by depth).
+    auto key = [&](size_t e, size_t loc) {
+      const size_t readLater = ord == Order::ByLocation && sk.event(e).type == events::EventType::Read ? n_ : 0;
+      return rank[loc] * 2 * n_ + readLater + depth[e];
     };
-    for (const auto& ks : guardReads_) std::for_each(ks.begin(), ks.end(), early);
-    for (const auto& ks : writeDeps_) std::for_each(ks.begin(), ks.end(), early);
-    for (int r : sk.readsFinal)
-      if (r >= 0) early(readIndex_[static_cast<size_t>(r)]);
-    for (size_t k = 0; k < reads_.size(); ++k)
-      if (rmwPaired[k]) early(static_cast<int>(k));
-    auto key = [&](size_t e, size_t loc) { return depth[e] + (earlyLoc[loc] ? 0 : n_); };
     std::vector<std::tuple<size_t, size_t, Step>> items;  // (key, event, step)
     for (size_t loc = 0; loc < sk.writesByLoc.size(); ++loc)
       for (int w : sk.writesByLoc[loc])
         if (!sk.event(static_cast<size_t>(w)).isInit)
           items.emplace_back(key(static_cast<size_t>(w), loc), static_cast<size_t>(w), Step{Step::Append, 0, loc});
     for (size_t k = 0; k < reads_.size(); ++k)
-      if (!rmwPaired[k]) {
+      if (!rmwPaired_[k]) {
         const auto r = static_cast<size_t>(reads_[k]);
         const auto loc = static_cast<size_t>(sk.event(r).loc);
         items.emplace_back(key(r, loc), r, Step{Step::Rf, k, loc});
       }
-    std::sort(items.begin(), items.end(),
-              [](const auto& x, const auto& y) { return std::tie(std::get<0>(x), std::get<1>(x)) < std::tie(std::get<0>(y), std::get<1>(y)); });
+    std::sort(items.begin(), items.end(), [](const auto& x, const auto& y) {
+      return std::tie(std::get<0>(x), std::get<1>(x)) < std::tie(std::get<0>(y), std::get<1>(y));
+    });
+    steps_.clear();
     for (const auto& it : items) steps_.push_back(std::get<2>(it));
     steps_.push_back({Step::Sc, 0, 0});
-    if (prune_) {
-      palg_.emplace(n_);
-      pcache_.clear();
-      for (const auto& [name, bits] : sk.sets) palg_->setSet(name, bits, cat::Direction::Static);
-      for (const auto& [name, bits] : sk.relations) palg_->setRel(name, bits, cat::Direction::Static);
-      // Not known before the execution is complete: they may gain and lose members.
-      palg_->setSet(events::nameOf(events::Builtin::FW), BitSet(n_), cat::Direction::Unknown);
-      for (const auto& [name, members] : sk.dynamicSets) palg_->setSet(name, BitSet(n_), cat::Direction::Unknown);
-    }
-    readVals_.assign(prog_.events.size(), 0);
-    src_.assign(reads_.size(), -1);
-    rf_ = BitMatrix(n_);
-    co_ = BitMatrix(n_);
-    initCo_ = BitMatrix(n_);
-    for (const auto& ws : sk.writesByLoc)  // an init write precedes every other write of its location
-      if (!ws.empty() && sk.event(static_cast<size_t>(ws[0])).isInit)
-      {
-        placed_[static_cast<size_t>(ws[0])] = 1;
-        for (size_t j = 1; j < ws.size(); ++j) initCo_.set(static_cast<size_t>(ws[0]), static_cast<size_t>(ws[j]));
-      }
-    co_ = initCo_;
-    cores_.clear();
-    descend(0);
   }
 
   // Depth-first search over the decisions: co order of a location, source of a read, sc order. After
@@ -340,6 +390,7 @@ class Enumerator {
   bool viable(size_t step) {
     ++nodes_;
     budget();
+    if (++attemptNodes_ > attemptLimit_ && candidates_ == attemptCandidates_) throw Abandon{};
     // Values resolved so far and the guards they decide.
     std::vector<char> known(reads_.size(), 0);
     ev_.reset();
@@ -545,6 +596,8 @@ class Enumerator {
           [&](events::ExprId x) { return ev_.eval(x, readVals_); });
       bool fresh = false;
       outcome::StateResult& st = concrete::stateEntry(states_, spec_.key(vals), vals, spec_, fresh);
+      if (fresh && opts_.maxStates && states_.size() > opts_.maxStates)
+        throw Stop{outcome::Status::Unknown, fmt::format("more than {} distinct final states", opts_.maxStates)};
       ++st.executions;
       const size_t flagsBefore = st.flags.size();
       concrete::addExecutionFlags(st, o, *sk_, undefined);
@@ -573,7 +626,7 @@ class Enumerator {
   uint64_t candidates_ = 0;  // complete executions evaluated
   uint64_t nodes_ = 0;       // partial executions checked
   // Counts for PTXMM_ENUM_STATS (docs/performance.md).
-  uint64_t skeletons_ = 0, maxSkeletonNodes_ = 0, coreEvals_ = 0;
+  uint64_t skeletons_ = 0, maxSkeletonNodes_ = 0, coreEvals_ = 0, abandoned_ = 0;
   size_t maxSkeletonEvents_ = 0;
   bool prune_ = true;        // partial executions are checked against the model (MonotoneAlgebra)
   std::map<std::string, outcome::StateResult> states_;
@@ -590,6 +643,8 @@ class Enumerator {
   std::vector<std::vector<int>> writeDeps_;   // per write: indices in reads_ of the reads its value uses
   std::vector<std::vector<int>> order_;       // per location: co order of the writes placed so far (init excluded)
   std::vector<char> placed_;                  // per event: a write placed in its location's co order
+  std::vector<char> rmwPaired_;               // per read (index in reads_): decided with its RMW's write
+  uint64_t attemptNodes_ = 0, attemptCandidates_ = 0, attemptLimit_ = 0;  // the current decision order's try
   std::vector<int> rmwRead_;                  // per write: index in reads_ of its RMW's read (decided with it), or -1
   std::vector<int> scItems_;                  // sorted
   std::vector<std::vector<int>> guardReads_;  // per guard of sk_: the reads (indices in reads_) it uses
