@@ -160,6 +160,9 @@ class Enumerator {
     // access one location), and every other read gets its source.
     rmwRead_.assign(n_, -1);
     rmwPaired_.assign(reads_.size(), 0);
+    blocked_.assign(reads_.size(), 0);
+    for (int r : sk.readsFinal)
+      if (r >= 0 && readIndex_[static_cast<size_t>(r)] >= 0) blocked_[static_cast<size_t>(readIndex_[static_cast<size_t>(r)])] = 1;
     const BitMatrix& rmw = sk.relation(events::nameOf(events::Builtin::rmw));
     for (size_t k = 0; k < reads_.size(); ++k) {
       const auto r = static_cast<size_t>(reads_[k]);
@@ -311,11 +314,16 @@ class Enumerator {
           placed_[w] = 1;
           order.push_back(wi);
           bool dead = false;
-          for (int u : ws)
-            if (!placed_[static_cast<size_t>(u)]) {
-              co_.set(w, static_cast<size_t>(u));
-              dead = dead || coreDead(coreKey(1, w, static_cast<size_t>(u), 0), {}, {{w, static_cast<size_t>(u)}});
+          std::vector<size_t> added;  // pairs (w, u) not already known (a blocked wait's source is known last)
+          for (int ui : ws) {
+            const auto u = static_cast<size_t>(ui);
+            if (placed_[u]) continue;
+            if (!co_.test(w, u)) {
+              co_.set(w, u);
+              added.push_back(u);
             }
+            dead = dead || coreDead(coreKey(1, w, u, 0), {}, {{w, u}});
+          }
           if (dead) {
             // some write not placed yet cannot follow w
           } else if (rmwRead_[w] < 0) {
@@ -348,7 +356,7 @@ class Enumerator {
               if (src != pred) tryFrom(src);
             src_[k] = -1;
           }
-          for (int u : ws) co_.reset(w, static_cast<size_t>(u));
+          for (size_t u : added) co_.reset(w, u);
           order.pop_back();
           placed_[w] = 0;
         }
@@ -361,7 +369,18 @@ class Enumerator {
           if (coreDead(coreKey(4, r, static_cast<size_t>(w), 0), {{static_cast<size_t>(w), r}}, {})) continue;
           src_[k] = w;
           rf_.set(static_cast<size_t>(w), r);
+          // A blocked wait reads the co-last write: a source not placed yet follows every other write.
+          std::vector<size_t> added;
+          if (blocked_[k] && !placed_[static_cast<size_t>(w)])
+            for (int vi : sk_->writesByLoc[st.loc]) {
+              const auto v = static_cast<size_t>(vi);
+              if (vi != w && !co_.test(v, static_cast<size_t>(w))) {
+                co_.set(v, static_cast<size_t>(w));
+                added.push_back(v);
+              }
+            }
           if (viable(i)) descend(i + 1);
+          for (size_t v : added) co_.reset(v, static_cast<size_t>(w));
           rf_.reset(static_cast<size_t>(w), r);
         }
         src_[k] = -1;
@@ -644,6 +663,7 @@ class Enumerator {
   std::vector<std::vector<int>> order_;       // per location: co order of the writes placed so far (init excluded)
   std::vector<char> placed_;                  // per event: a write placed in its location's co order
   std::vector<char> rmwPaired_;               // per read (index in reads_): decided with its RMW's write
+  std::vector<char> blocked_;                 // per read (index in reads_): a blocked wait (Skeleton::readsFinal)
   uint64_t attemptNodes_ = 0, attemptCandidates_ = 0, attemptLimit_ = 0;  // the current decision order's try
   std::vector<int> rmwRead_;                  // per write: index in reads_ of its RMW's read (decided with it), or -1
   std::vector<int> scItems_;                  // sorted
