@@ -371,6 +371,22 @@ std::optional<PtxCase> loadPtxCase(const std::string& name) {
   return PtxCase{std::move(test), cat::loadModel(modelFile), std::move(prog), std::move(spec)};
 }
 
+// Runs the enum engine with `eo` and smt counting executions on a case; both must decide, with the same
+// states and flags. Returns the enum verdict and smt's.
+std::pair<check::Verdict, check::Verdict> enumAndSmt(PtxCase& c, const enumeration::EnumOptions& eo) {
+  check::EngineResult e = enumeration::runEnum(c.prog, c.model, c.spec, eo);
+  INFO(e.message);
+  REQUIRE(e.status == check::Status::Ok);
+  z3::context ctx;
+  smt::SmtOptions so;
+  so.countExecutions = true;
+  check::EngineResult s = smt::runSmt(ctx, c.prog, c.model, c.spec, so);
+  REQUIRE(s.status == check::Status::Ok);
+  check::Verdict ve = check::makeVerdict(*c.test, std::move(e)), vs = check::makeVerdict(*c.test, std::move(s));
+  CHECK(check::compareResults(ve, vs).empty());
+  return {std::move(ve), std::move(vs)};
+}
+
 }  // namespace
 
 TEST_CASE("enum: an mbarrier ring's RMW chains are searched as co prefixes", "[check][enum]") {
@@ -386,16 +402,7 @@ TEST_CASE("enum: an mbarrier ring's RMW chains are searched as co prefixes", "[c
   }
   enumeration::EnumOptions eo;
   eo.maxNodes = 20000;
-  check::EngineResult e = enumeration::runEnum(c->prog, c->model, c->spec, eo);
-  INFO(e.message);
-  REQUIRE(e.status == check::Status::Ok);
-  z3::context ctx;
-  smt::SmtOptions so;
-  so.countExecutions = true;
-  check::EngineResult s = smt::runSmt(ctx, c->prog, c->model, c->spec, so);
-  REQUIRE(s.status == check::Status::Ok);
-  check::Verdict ve = check::makeVerdict(*c->test, std::move(e)), vs = check::makeVerdict(*c->test, std::move(s));
-  CHECK(check::compareResults(ve, vs).empty());
+  auto [ve, vs] = enumAndSmt(*c, eo);
   CHECK(ve.observation == check::Observation::Never);
   CHECK(ve.positive + ve.negative == vs.positive + vs.negative);
 }
@@ -412,15 +419,7 @@ TEST_CASE("enum: a search abandoned for the other decision order counts every ex
   }
   enumeration::EnumOptions eo;
   eo.orderNodeBudget = 8;
-  check::EngineResult e = enumeration::runEnum(c->prog, c->model, c->spec, eo);
-  REQUIRE(e.status == check::Status::Ok);
-  z3::context ctx;
-  smt::SmtOptions so;
-  so.countExecutions = true;
-  check::EngineResult s = smt::runSmt(ctx, c->prog, c->model, c->spec, so);
-  REQUIRE(s.status == check::Status::Ok);
-  check::Verdict ve = check::makeVerdict(*c->test, std::move(e)), vs = check::makeVerdict(*c->test, std::move(s));
-  CHECK(check::compareResults(ve, vs).empty());
+  auto [ve, vs] = enumAndSmt(*c, eo);
   CHECK(ve.positive + ve.negative == 8);
   CHECK(vs.positive + vs.negative == 8);
 }
