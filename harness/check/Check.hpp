@@ -32,7 +32,7 @@ struct CheckOptions {
   unsigned timeoutMs = 0;    ///< time budget of the whole test, every phase and engine (ms); 0 = none
   uint64_t memoryBytes = 0;  ///< memory budget of the test (bytes counted by support/Budget); 0 = none
   int maxEvents = 1000;      ///< lowered programs with more events are refused (Status::Unknown)
-  size_t maxStates = 4096;   ///< smt engine: more distinct final states → Status::Unknown
+  size_t maxStates = 4096;   ///< either engine: more distinct final states → Status::Unknown
   bool witnesses = true;     ///< keep one witness per state
   /// Both mode: budget of the enum engine (ms, 0 = the test's timeout or none). When it is spent the
   /// smt verdict is used and marked "not cross-checked" (Verdict::note).

@@ -55,7 +55,7 @@ void addCheckCommand(CLI::App& app, int& exitCode) {
   cmd->add_option("-j,--jobs", args->jobs, "parallel workers (default: all cores)")->check(CLI::Range(0, 1024));
   cmd->add_option("--max-events", args->maxEvents, "refuse tests with more events than this (status unknown)");
   cmd->add_option("--max-states", args->maxStates,
-                  "smt: give up (status unknown) on a test with more distinct final states than this")
+                  "give up (status unknown) on a test with more distinct final states than this (either engine)")
       ->check(CLI::Range(size_t{1}, size_t{1} << 40));
   addDurationOption(cmd, "--enum-budget", args->enumBudgetMs,
                     "both: time the enum engine may spend per test before the smt verdict is used unchecked "

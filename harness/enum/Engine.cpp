@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "cat/BitAlgebra.hpp"
 #include "cat/Interpreter.hpp"
@@ -54,7 +56,13 @@ class Enumerator {
     outcome::EngineResult res;
     try {
       events::forEachPathChoice(prog_, [&](const std::vector<int>& choice) {
+        const uint64_t n0 = nodes_;
         runSkeleton(events::buildSkeleton(prog_, choice));
+        ++skeletons_;
+        if (nodes_ - n0 > maxSkeletonNodes_) {
+          maxSkeletonNodes_ = nodes_ - n0;
+          maxSkeletonEvents_ = n_;
+        }
         return true;
       });
     } catch (const Stop& s) {
@@ -69,6 +77,12 @@ class Enumerator {
     }
     for (auto& [key, st] : states_) res.states.push_back(std::move(st));
     res.candidates = candidates_;
+    if (std::getenv("PTXMM_ENUM_STATS") != nullptr)
+      fmt::print(stderr,
+                 "enum stats: {} path choices, {} search nodes (largest path choice: {} events, {} nodes), {} searches "
+                 "abandoned for the other order, {} core checks, {} candidates, {} states\n",
+                 skeletons_, nodes_, maxSkeletonEvents_, maxSkeletonNodes_, abandoned_, coreEvals_, candidates_,
+                 res.states.size());
     return res;
   }
 
@@ -85,6 +99,8 @@ class Enumerator {
     if (opts_.cancel && opts_.cancel->load()) throw Stop{outcome::Status::Unknown, "cancelled"};
     if (opts_.maxCandidates && candidates_ > opts_.maxCandidates)
       throw Stop{outcome::Status::Unknown, fmt::format("more than {} candidate executions", opts_.maxCandidates)};
+    if (opts_.maxNodes && nodes_ > opts_.maxNodes)
+      throw Stop{outcome::Status::Unknown, fmt::format("more than {} search nodes", opts_.maxNodes)};
     if (opts_.timeoutSeconds > 0 && std::chrono::duration<double>(Clock::now() - t0_).count() > opts_.timeoutSeconds)
       throw Stop{outcome::Status::Timeout, fmt::format("timeout after {:.0f} ms ({} candidates examined)",
                                                        opts_.timeoutSeconds * 1000, candidates_)};
@@ -139,30 +155,25 @@ class Enumerator {
       for (events::EventId d : deps) ks.push_back(readIndex_[static_cast<size_t>(sk.indexOf(d))]);
       guardReads_.push_back(std::move(ks));
     }
-    // The decisions, in order, location by location: the place of each write in the location's co order
-    // (among the writes placed before it), then the source of each read. With the location's co known the
-    // model rejects most sources at once (an RMW reads its write's immediate co predecessor, a read does
-    // not read a write its thread's later accesses have overwritten, ...), so the most constrained
-    // locations go first: most RMW reads, then most reads.
-    steps_.clear();
-    order_.assign(sk.writesByLoc.size(), {});
-    placed_.assign(sk.writesByLoc.size(), 0);
-    const BitSet rmwReads = sk.relation("rmw").domain();
-    std::vector<std::tuple<size_t, size_t, size_t>> locs;  // (-RMW reads, -reads, location)
-    for (size_t loc = 0; loc < sk.writesByLoc.size(); ++loc) {
-      if (sk.writesByLoc[loc].empty()) continue;
-      size_t rmws = 0;
-      for (int r : sk.readsByLoc[loc]) rmws += rmwReads.test(static_cast<size_t>(r)) ? 1 : 0;
-      locs.emplace_back(SIZE_MAX - rmws, SIZE_MAX - sk.readsByLoc[loc].size(), loc);
+    // The decisions (docs/design.md "The enum engine's search"): each location's co order is built as a
+    // prefix, one write appended at a time (with the source of its read for an RMW whose read and write
+    // access one location), and every other read gets its source.
+    rmwRead_.assign(n_, -1);
+    rmwPaired_.assign(reads_.size(), 0);
+    blocked_.assign(reads_.size(), 0);
+    for (int r : sk.readsFinal)
+      if (r >= 0 && readIndex_[static_cast<size_t>(r)] >= 0) blocked_[static_cast<size_t>(readIndex_[static_cast<size_t>(r)])] = 1;
+    const BitMatrix& rmw = sk.relation(events::nameOf(events::Builtin::rmw));
+    for (size_t k = 0; k < reads_.size(); ++k) {
+      const auto r = static_cast<size_t>(reads_[k]);
+      const BitSet ws = rmw.row(r);
+      if (ws.count() != 1) continue;
+      size_t w = 0;
+      ws.forEach([&](size_t x) { w = x; });
+      if (sk.event(w).loc != sk.event(r).loc || rmw.column(w).count() != 1) continue;
+      rmwRead_[w] = static_cast<int>(k);
+      rmwPaired_[k] = 1;
     }
-    std::sort(locs.begin(), locs.end());
-    for (const auto& [negRmw, negReads, loc] : locs) {
-      for (int w : sk.writesByLoc[loc])
-        if (!sk.event(static_cast<size_t>(w)).isInit) steps_.push_back({Step::Place, static_cast<size_t>(w), loc});
-      for (int r : sk.readsByLoc[loc])
-        steps_.push_back({Step::Rf, static_cast<size_t>(readIndex_[static_cast<size_t>(r)]), loc});
-    }
-    steps_.push_back({Step::Sc, 0, 0});
     if (prune_) {
       palg_.emplace(n_);
       pcache_.clear();
@@ -173,10 +184,114 @@ class Enumerator {
       for (const auto& [name, members] : sk.dynamicSets) palg_->setSet(name, BitSet(n_), cat::Direction::Unknown);
     }
     readVals_.assign(prog_.events.size(), 0);
-    src_.assign(reads_.size(), -1);
-    rf_ = BitMatrix(n_);
-    co_ = BitMatrix(n_);
-    descend(0);
+    initCo_ = BitMatrix(n_);
+    for (const auto& ws : sk.writesByLoc)  // an init write precedes every other write of its location
+      if (!ws.empty() && sk.event(static_cast<size_t>(ws[0])).isInit)
+        for (size_t j = 1; j < ws.size(); ++j) initCo_.set(static_cast<size_t>(ws[0]), static_cast<size_t>(ws[j]));
+    cores_.clear();
+    // Two decision orders (orderSteps); neither is best on every test. The search starts with one and a
+    // node budget; while it has evaluated no complete candidate (so that nothing was recorded yet), a
+    // search that spends its budget is abandoned for the other order, with the budget doubled after each
+    // pair of tries. Once a candidate was evaluated the search runs to its end.
+    uint64_t limit = std::max<uint64_t>(1, opts_.orderNodeBudget);
+    for (int attempt = 0;; ++attempt) {
+      orderSteps(attempt % 2 == 0 ? Order::ByLocation : Order::ByDepth);
+      order_.assign(sk.writesByLoc.size(), {});
+      placed_.assign(n_, 0);
+      for (const auto& ws : sk.writesByLoc)
+        if (!ws.empty() && sk.event(static_cast<size_t>(ws[0])).isInit) placed_[static_cast<size_t>(ws[0])] = 1;
+      src_.assign(reads_.size(), -1);
+      rf_ = BitMatrix(n_);
+      co_ = initCo_;
+      attemptNodes_ = 0;
+      attemptCandidates_ = candidates_;
+      attemptLimit_ = limit;
+      try {
+        descend(0);
+        return;
+      } catch (const Abandon&) {
+        ++abandoned_;
+        if (attempt % 2 == 1) limit *= 2;
+      }
+    }
+  }
+
+  // Thrown by viable() when the current decision order spent its node budget before any candidate.
+  struct Abandon {};
+  enum class Order {
+    ByLocation,  // location by location (most RMW reads first, then most reads): appends, then reads
+    ByDepth,     // every decision by the depth of its event, locations whose reads decide values first
+  };
+
+  // The steps_ of one decision order. ByLocation settles one location before the next, which keeps the
+  // choices of unrelated locations (the stages of a pipeline) from multiplying; ByDepth interleaves the
+  // locations: first those some read of which decides something by its value (a path guard, a blocked
+  // wait, a written value) or is an RMW's (the synchronisation), then the others, each decision in the
+  // order of how late its event can happen (the longest chain of program order, issue, async order, RMW
+  // and async-completion edges before it), so that the choices of early accesses, which decide the values
+  // later ones see, are taken first (one mbarrier's RMW chain is then constrained by the waits on another
+  // as it grows).
+  void orderSteps(Order ord) {
+    const events::Skeleton& sk = *sk_;
+    BitMatrix later(n_);
+    for (events::Builtin b : {events::Builtin::po, events::Builtin::issue, events::Builtin::aso, events::Builtin::rmw,
+                              events::Builtin::async_complete})
+      if (auto it = sk.relations.find(events::nameOf(b)); it != sk.relations.end()) later |= it->second;
+    std::vector<size_t> depth(n_, 0);
+    for (bool changed = true; changed;) {  // longest path (bounded by n_ should the edges form a cycle)
+      changed = false;
+      later.forEach([&](size_t a, size_t b) {
+        if (depth[b] < depth[a] + 1 && depth[a] < n_) {
+          depth[b] = depth[a] + 1;
+          changed = true;
+        }
+      });
+    }
+    std::vector<size_t> rank(sk.writesByLoc.size(), 0);  // per location: its group (ByDepth) or place (ByLocation)
+    if (ord == Order::ByDepth) {
+      for (size_t loc = 0; loc < rank.size(); ++loc) rank[loc] = 1;
+      auto early = [&](int k) {
+        if (k >= 0) rank[static_cast<size_t>(sk.event(static_cast<size_t>(reads_[static_cast<size_t>(k)])).loc)] = 0;
+      };
+      for (const auto& ks : guardReads_) std::for_each(ks.begin(), ks.end(), early);
+      for (const auto& ks : writeDeps_) std::for_each(ks.begin(), ks.end(), early);
+      for (int r : sk.readsFinal)
+        if (r >= 0) early(readIndex_[static_cast<size_t>(r)]);
+      for (size_t k = 0; k < reads_.size(); ++k)
+        if (rmwPaired_[k]) early(static_cast<int>(k));
+    } else {
+      const BitSet rmwReads = sk.relation(events::nameOf(events::Builtin::rmw)).domain();
+      std::vector<std::tuple<size_t, size_t, size_t>> locs;  // (-RMW reads, -reads, location)
+      for (size_t loc = 0; loc < rank.size(); ++loc) {
+        size_t rmws = 0;
+        for (int r : sk.readsByLoc[loc]) rmws += rmwReads.test(static_cast<size_t>(r)) ? 1 : 0;
+        locs.emplace_back(SIZE_MAX - rmws, SIZE_MAX - sk.readsByLoc[loc].size(), loc);
+      }
+      std::sort(locs.begin(), locs.end());
+      for (size_t i = 0; i < locs.size(); ++i) rank[std::get<2>(locs[i])] = i;
+    }
+    // ByLocation: a location's appends (by depth), then its reads (by depth).
+    auto key = [&](size_t e, size_t loc) {
+      const size_t readLater = ord == Order::ByLocation && sk.event(e).type == events::EventType::Read ? n_ : 0;
+      return rank[loc] * 2 * n_ + readLater + depth[e];
+    };
+    std::vector<std::tuple<size_t, size_t, Step>> items;  // (key, event, step)
+    for (size_t loc = 0; loc < sk.writesByLoc.size(); ++loc)
+      for (int w : sk.writesByLoc[loc])
+        if (!sk.event(static_cast<size_t>(w)).isInit)
+          items.emplace_back(key(static_cast<size_t>(w), loc), static_cast<size_t>(w), Step{Step::Append, 0, loc});
+    for (size_t k = 0; k < reads_.size(); ++k)
+      if (!rmwPaired_[k]) {
+        const auto r = static_cast<size_t>(reads_[k]);
+        const auto loc = static_cast<size_t>(sk.event(r).loc);
+        items.emplace_back(key(r, loc), r, Step{Step::Rf, k, loc});
+      }
+    std::sort(items.begin(), items.end(), [](const auto& x, const auto& y) {
+      return std::tie(std::get<0>(x), std::get<1>(x)) < std::tie(std::get<0>(y), std::get<1>(y));
+    });
+    steps_.clear();
+    for (const auto& it : items) steps_.push_back(std::get<2>(it));
+    steps_.push_back({Step::Sc, 0, 0});
   }
 
   // Depth-first search over the decisions: co order of a location, source of a read, sc order. After
@@ -187,25 +302,63 @@ class Enumerator {
     if (i == steps_.size()) return;
     const Step& st = steps_[i];
     switch (st.kind) {
-      case Step::Place: {
-        // Insert write w into its location's co order at every place; init writes precede all.
-        const size_t w = st.index, loc = st.loc;
+      case Step::Append: {
+        // The next write of the location's co order: any write not placed yet. It follows every placed
+        // write (init first) and precedes every write not placed yet: pairs every completion has.
+        const size_t loc = st.loc;
         const auto& ws = sk_->writesByLoc[loc];
         std::vector<int>& order = order_[loc];
-        BitSet before(n_);
-        if (sk_->event(static_cast<size_t>(ws[0])).isInit) before.set(static_cast<size_t>(ws[0]));
-        for (size_t p = 0; p <= order.size(); ++p) {
-          if (p > 0) before.set(static_cast<size_t>(order[p - 1]));
-          for (size_t a = 0; a < n_; ++a)
-            if (before.test(a)) co_.set(a, w);
-          for (size_t q = p; q < order.size(); ++q) co_.set(w, static_cast<size_t>(order[q]));
-          order.insert(order.begin() + static_cast<std::ptrdiff_t>(p), static_cast<int>(w));
-          ++placed_[loc];
-          if (viable()) descend(i + 1);
-          --placed_[loc];
-          order.erase(order.begin() + static_cast<std::ptrdiff_t>(p));
-          for (size_t a = 0; a < n_; ++a) co_.reset(a, w);
-          for (size_t b = 0; b < n_; ++b) co_.reset(w, b);
+        for (int wi : ws) {
+          const auto w = static_cast<size_t>(wi);
+          if (placed_[w]) continue;  // placed before, or the init write
+          placed_[w] = 1;
+          order.push_back(wi);
+          bool dead = false;
+          std::vector<size_t> added;  // pairs (w, u) not already known (a blocked wait's source is known last)
+          for (int ui : ws) {
+            const auto u = static_cast<size_t>(ui);
+            if (placed_[u]) continue;
+            if (!co_.test(w, u)) {
+              co_.set(w, u);
+              added.push_back(u);
+            }
+            dead = dead || coreDead(coreKey(1, w, u, 0), {}, {{w, u}});
+          }
+          if (dead) {
+            // some write not placed yet cannot follow w
+          } else if (rmwRead_[w] < 0) {
+            if (viable(i)) descend(i + 1);
+          } else {
+            // The source of the RMW's read, the co predecessor first.
+            const auto k = static_cast<size_t>(rmwRead_[w]);
+            const auto r = static_cast<size_t>(reads_[k]);
+            const int pred = order.size() >= 2 ? order[order.size() - 2] : ws[0];
+            auto tryFrom = [&](int src) {
+              // The core of reading src: src placed before w (then the write it precedes in co, up to w,
+              // lies between them) or after it.
+              const auto sc = static_cast<size_t>(src);
+              if (sc == w) {
+                // its own write: left to the model
+              } else if (placed_[sc]) {
+                auto pos = std::find(order.begin(), order.end(), src);
+                const auto next = static_cast<size_t>(pos == order.end() ? order.front() : *std::next(pos));
+                if (next != w && coreDead(coreKey(2, r, sc, next), {{sc, r}}, {{sc, next}, {next, w}})) return;
+              } else if (coreDead(coreKey(3, r, sc, w), {{sc, r}}, {{w, sc}})) {
+                return;
+              }
+              src_[k] = src;
+              rf_.set(static_cast<size_t>(src), r);
+              if (viable(i)) descend(i + 1);
+              rf_.reset(static_cast<size_t>(src), r);
+            };
+            if (std::find(sources_[k].begin(), sources_[k].end(), pred) != sources_[k].end()) tryFrom(pred);
+            for (int src : sources_[k])
+              if (src != pred) tryFrom(src);
+            src_[k] = -1;
+          }
+          for (size_t u : added) co_.reset(w, u);
+          order.pop_back();
+          placed_[w] = 0;
         }
         break;
       }
@@ -213,9 +366,21 @@ class Enumerator {
         const size_t k = st.index;
         const size_t r = static_cast<size_t>(reads_[k]);
         for (int w : sources_[k]) {
+          if (coreDead(coreKey(4, r, static_cast<size_t>(w), 0), {{static_cast<size_t>(w), r}}, {})) continue;
           src_[k] = w;
           rf_.set(static_cast<size_t>(w), r);
-          if (viable()) descend(i + 1);
+          // A blocked wait reads the co-last write: a source not placed yet follows every other write.
+          std::vector<size_t> added;
+          if (blocked_[k] && !placed_[static_cast<size_t>(w)])
+            for (int vi : sk_->writesByLoc[st.loc]) {
+              const auto v = static_cast<size_t>(vi);
+              if (vi != w && !co_.test(v, static_cast<size_t>(w))) {
+                co_.set(v, static_cast<size_t>(w));
+                added.push_back(v);
+              }
+            }
+          if (viable(i)) descend(i + 1);
+          for (size_t v : added) co_.reset(v, static_cast<size_t>(w));
           rf_.reset(static_cast<size_t>(w), r);
         }
         src_[k] = -1;
@@ -238,10 +403,13 @@ class Enumerator {
     }
   }
 
-  // Whether the partial execution may still be completed into an allowed one.
-  bool viable() {
+  // Whether the partial execution after decision `step` may still be completed into an allowed one. After
+  // the last rf / co decision with no sc order to choose, the model is left to the exact evaluation of the
+  // complete candidate (evaluateLeaf).
+  bool viable(size_t step) {
     ++nodes_;
     budget();
+    if (++attemptNodes_ > attemptLimit_ && candidates_ == attemptCandidates_) throw Abandon{};
     // Values resolved so far and the guards they decide.
     std::vector<char> known(reads_.size(), 0);
     ev_.reset();
@@ -251,18 +419,21 @@ class Enumerator {
       for (int k : guardReads_[g]) ready = ready && k >= 0 && known[static_cast<size_t>(k)];
       if (ready && ev_.eval(sk_->guards[g], readVals_) == 0) return false;
     }
-    // A blocked wait reads the co-last write of its location (known once all its writes are placed).
+    // A blocked wait reads the co-last write of its location: not a write with a co successor.
     for (int r : sk_->readsFinal) {
       int k = r >= 0 ? readIndex_[static_cast<size_t>(r)] : -1;
       if (k < 0 || src_[static_cast<size_t>(k)] < 0) continue;
-      const auto loc = static_cast<size_t>(sk_->event(static_cast<size_t>(r)).loc);
-      if (placed_[loc] == nonInitWrites(loc) && co_.row(static_cast<size_t>(src_[static_cast<size_t>(k)])).any())
-        return false;
+      if (co_.row(static_cast<size_t>(src_[static_cast<size_t>(k)])).any()) return false;
     }
-    if (!prune_) return true;
-    palg_->setRel(events::nameOf(events::Builtin::rf), rf_, cat::Direction::Grows);
-    palg_->setRel(events::nameOf(events::Builtin::co), co_, cat::Direction::Grows);
-    palg_->setRel(events::nameOf(events::Builtin::fr), rf_.transpose().compose(co_), cat::Direction::Grows);
+    if (!prune_ || (step + 2 == steps_.size() && scItems_.empty())) return true;
+    return modelOpen(rf_, co_);
+  }
+
+  // Whether the model's plain checks leave the partial execution (rf, co) open: none fails for good.
+  bool modelOpen(const BitMatrix& rf, const BitMatrix& co) {
+    palg_->setRel(events::nameOf(events::Builtin::rf), rf, cat::Direction::Grows);
+    palg_->setRel(events::nameOf(events::Builtin::co), co, cat::Direction::Grows);
+    palg_->setRel(events::nameOf(events::Builtin::fr), rf.transpose().compose(co), cat::Direction::Grows);
     palg_->setRel(events::nameOf(events::Builtin::sc), BitMatrix(n_), cat::Direction::Grows);
     try {
       cat::RunOptions ro;
@@ -282,6 +453,26 @@ class Enumerator {
       prune_ = false;
       return true;
     }
+  }
+
+  // Whether a few rf and co pairs (with the init writes' co pairs, which every execution has) already fail
+  // one of the model's checks for good: then so does every partial execution that contains them. The
+  // answer is computed once per skeleton and pattern (`key`), so that a decision whose core fails is
+  // dropped without evaluating the model on the whole partial execution.
+  bool coreDead(uint64_t key, std::initializer_list<std::pair<size_t, size_t>> rfPairs,
+                std::initializer_list<std::pair<size_t, size_t>> coPairs) {
+    if (!prune_) return false;
+    auto [it, fresh] = cores_.try_emplace(key, false);
+    if (!fresh) return it->second;
+    ++coreEvals_;
+    BitMatrix rf(n_), co = initCo_;
+    for (auto [a, b] : rfPairs) rf.set(a, b);
+    for (auto [a, b] : coPairs) co.set(a, b);
+    it->second = !modelOpen(rf, co);
+    return it->second;
+  }
+  static uint64_t coreKey(uint64_t kind, size_t a, size_t b, size_t c) {
+    return (kind << 60) | (uint64_t{a} << 40) | (uint64_t{b} << 20) | uint64_t{c};
   }
 
   // Evaluates the complete execution (rf_, co_ and `sc`): values (guessing thin-air cycles), guards,
@@ -320,12 +511,6 @@ class Enumerator {
       }
     }
     return std::find(known.begin(), known.end(), 0) == known.end();
-  }
-
-  // Number of writes of a location other than its init write.
-  size_t nonInitWrites(size_t loc) const {
-    const auto& ws = sk_->writesByLoc[loc];
-    return ws.size() - (!ws.empty() && sk_->event(static_cast<size_t>(ws[0])).isInit ? 1 : 0);
   }
 
   bool guardsHold() {
@@ -430,6 +615,8 @@ class Enumerator {
           [&](events::ExprId x) { return ev_.eval(x, readVals_); });
       bool fresh = false;
       outcome::StateResult& st = concrete::stateEntry(states_, spec_.key(vals), vals, spec_, fresh);
+      if (fresh && opts_.maxStates && states_.size() > opts_.maxStates)
+        throw Stop{outcome::Status::Unknown, fmt::format("more than {} distinct final states", opts_.maxStates)};
       ++st.executions;
       const size_t flagsBefore = st.flags.size();
       concrete::addExecutionFlags(st, o, *sk_, undefined);
@@ -457,6 +644,9 @@ class Enumerator {
   std::vector<int64_t> guessDomain_;
   uint64_t candidates_ = 0;  // complete executions evaluated
   uint64_t nodes_ = 0;       // partial executions checked
+  // Counts for PTXMM_ENUM_STATS (docs/performance.md).
+  uint64_t skeletons_ = 0, maxSkeletonNodes_ = 0, coreEvals_ = 0, abandoned_ = 0;
+  size_t maxSkeletonEvents_ = 0;
   bool prune_ = true;        // partial executions are checked against the model (MonotoneAlgebra)
   std::map<std::string, outcome::StateResult> states_;
 
@@ -471,14 +661,18 @@ class Enumerator {
   std::vector<int> readIndex_;                // compact index -> index in reads_ (-1: not a read)
   std::vector<std::vector<int>> writeDeps_;   // per write: indices in reads_ of the reads its value uses
   std::vector<std::vector<int>> order_;       // per location: co order of the writes placed so far (init excluded)
-  std::vector<size_t> placed_;                // per location: number of writes placed
+  std::vector<char> placed_;                  // per event: a write placed in its location's co order
+  std::vector<char> rmwPaired_;               // per read (index in reads_): decided with its RMW's write
+  std::vector<char> blocked_;                 // per read (index in reads_): a blocked wait (Skeleton::readsFinal)
+  uint64_t attemptNodes_ = 0, attemptCandidates_ = 0, attemptLimit_ = 0;  // the current decision order's try
+  std::vector<int> rmwRead_;                  // per write: index in reads_ of its RMW's read (decided with it), or -1
   std::vector<int> scItems_;                  // sorted
   std::vector<std::vector<int>> guardReads_;  // per guard of sk_: the reads (indices in reads_) it uses
   // One decision of the search: the place of a write in co, the source of a read, or the sc order.
   struct Step {
-    enum Kind { Place, Rf, Sc } kind;
-    size_t index;  ///< Place: the write (compact index); Rf: the read (index in reads_)
-    size_t loc;    ///< Place: the write's location
+    enum Kind { Append, Rf, Sc } kind;
+    size_t index;  ///< Rf: the read (index in reads_)
+    size_t loc;    ///< Append, Rf: the location
   };
   std::vector<Step> steps_;
   std::optional<cat::MonotoneAlgebra> palg_;  // the model on partial executions
@@ -487,6 +681,8 @@ class Enumerator {
   std::vector<int> src_;
   std::vector<int64_t> readVals_;
   BitMatrix rf_, co_;                            // the decisions taken so far
+  BitMatrix initCo_;                             // the co pairs of the init writes
+  std::unordered_map<uint64_t, bool> cores_;     // per skeleton: whether a core (coreDead) fails for good
   std::vector<char> known_;                      // reads resolved without guessing
   bool solved_ = false;                          // solutions_ computed for this candidate
   std::vector<std::vector<int64_t>> solutions_;  // read values (by EventId) of the consistent solutions
