@@ -115,13 +115,17 @@ UnseenState staticReason(const litmus::Test& t, const std::string& state, ptx::S
 /// The threads' placements and the final condition: tests with the same key differ only in their
 /// instructions (their synchronisation, their access kinds), so a state one of them shows is one the
 /// stress kernel can produce for those threads.
-std::string valueNeverSeen(const std::string& state, const std::map<std::string, uint64_t>& seen) {
+std::string valueNeverSeen(const std::string& state, const std::map<std::string, uint64_t>& seen,
+                           const std::set<std::string>& allowed) {
   std::set<std::pair<std::string, int64_t>> shown;
   for (const auto& [k, n] : seen)
     if (n > 0)
       for (const auto& lv : outcome::parseStateKey(k)) shown.insert(lv);
+  std::map<std::pair<std::string, int64_t>, int> statesWith;  // value -> allowed states that have it
+  for (const auto& a : allowed)
+    for (const auto& lv : outcome::parseStateKey(a)) ++statesWith[lv];
   for (const auto& [label, value] : outcome::parseStateKey(state))
-    if (shown.count({label, value}) == 0) return label + "=" + std::to_string(value);
+    if (shown.count({label, value}) == 0 && statesWith[{label, value}] >= 2) return label + "=" + std::to_string(value);
   return "";
 }
 
@@ -245,7 +249,7 @@ SuiteCoverage coverage(Store& store) {
         // states of such a test are those of executions that hang (a wait never satisfied, a spin forever).
         u.category = kNoneFinished;
         u.evidence = "all " + std::to_string(c.instances) + " instances hit the spin bound";
-      } else if (const std::string v = valueNeverSeen(state, c.seen); !v.empty() && !c.seen.empty()) {
+      } else if (const std::string v = valueNeverSeen(state, c.seen, c.allowed); !v.empty() && !c.seen.empty()) {
         u.category = kValueNeverSeen;
         u.evidence = "no instance had " + v + " (" + std::to_string(c.instances) + " instances)";
       } else {

@@ -43,9 +43,11 @@ struct UnseenState {
 [[nodiscard]] UnseenState staticReason(const litmus::Test& t, const std::string& state, ptx::Scope& narrow,
                                        ptx::Scope& wide);
 
-/// "1:r0=1": a register or location value of `state` that no seen state has (the state needs an event the
-/// device never produced in this test, e.g. a flag never seen set), or "" if each value appeared somewhere.
-[[nodiscard]] std::string valueNeverSeen(const std::string& state, const std::map<std::string, uint64_t>& seen);
+/// "1:r0=1": a register or location value of `state` that no seen state has and that at least one other
+/// allowed state needs too (an event the device never produced in this test that several outcomes wait for,
+/// e.g. a flag never seen set), or "". A value only this state has is the outcome itself, not a reason.
+[[nodiscard]] std::string valueNeverSeen(const std::string& state, const std::map<std::string, uint64_t>& seen,
+                                         const std::set<std::string>& allowed);
 
 /// Tests (and mutants) by shape: their threads' placements and final condition. Tests of one shape differ
 /// only in their instructions (synchronisation, access kinds), so a state one of them shows is one the

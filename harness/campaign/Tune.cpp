@@ -344,7 +344,8 @@ void printSurvivors(Store& store, int64_t config, std::ostream& out) {
       if ((u.category.empty() || u.category == kOneCta) && !shapes.seenElsewhere(*pr.test, m.name, m.target).empty())
         category = kSiblingSeen;
       // The mutant's own runs never produced an event the target needs (e.g. the flag set): that comes first.
-      if (!shown[id].first.empty() && !valueNeverSeen(m.target, shown[id].first).empty()) category = kValueNeverSeen;
+      if (!shown[id].first.empty() && m.allowed && !valueNeverSeen(m.target, shown[id].first, *m.allowed).empty())
+        category = kValueNeverSeen;
     }
     byReason[m.mutation + ": " + category].push_back(m.name);
   }

@@ -222,8 +222,11 @@ TEST_CASE(
     CHECK(u.category == kValueNeverSeen);
     CHECK(u.evidence == "no instance had 1:r0=1 (1000 instances)");
   }
-  CHECK(valueNeverSeen(weak, {{none, 3}, {flagOnly, 0}}) == "1:r0=1");
-  CHECK(valueNeverSeen(weak, {{none, 3}, {flagOnly, 1}}).empty());  // each value appeared, in two states
+  const std::set<std::string> allowed{weak, flagOnly, none};
+  CHECK(valueNeverSeen(weak, {{none, 3}, {flagOnly, 0}}, allowed) == "1:r0=1");
+  CHECK(valueNeverSeen(weak, {{none, 3}, {flagOnly, 1}}, allowed).empty());  // each value appeared, in two states
+  // 1:r1=2 is in no other allowed state: never seeing it is never seeing the state, not a reason.
+  CHECK(valueNeverSeen("1:r0=1; 1:r1=2;", {{none, 3}, {flagOnly, 1}}, {none, flagOnly, "1:r0=1; 1:r1=2;"}).empty());
   const auto h = unseenOf("MP+hang");
   REQUIRE(h.size() == 3);
   for (const auto& u : h) {
