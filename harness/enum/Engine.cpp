@@ -162,7 +162,8 @@ class Enumerator {
     rmwPaired_.assign(reads_.size(), 0);
     blocked_.assign(reads_.size(), 0);
     for (int r : sk.readsFinal)
-      if (r >= 0 && readIndex_[static_cast<size_t>(r)] >= 0) blocked_[static_cast<size_t>(readIndex_[static_cast<size_t>(r)])] = 1;
+      if (r >= 0 && readIndex_[static_cast<size_t>(r)] >= 0)
+        blocked_[static_cast<size_t>(readIndex_[static_cast<size_t>(r)])] = 1;
     const BitMatrix& rmw = sk.relation(events::nameOf(events::Builtin::rmw));
     for (size_t k = 0; k < reads_.size(); ++k) {
       const auto r = static_cast<size_t>(reads_[k]);
@@ -647,7 +648,7 @@ class Enumerator {
   // Counts for PTXMM_ENUM_STATS (docs/performance.md).
   uint64_t skeletons_ = 0, maxSkeletonNodes_ = 0, coreEvals_ = 0, abandoned_ = 0;
   size_t maxSkeletonEvents_ = 0;
-  bool prune_ = true;        // partial executions are checked against the model (MonotoneAlgebra)
+  bool prune_ = true;  // partial executions are checked against the model (MonotoneAlgebra)
   std::map<std::string, outcome::StateResult> states_;
 
   // Per skeleton.
@@ -658,12 +659,12 @@ class Enumerator {
   bool valueSets_ = false;                // the skeleton has value-dependent set members (Skeleton::dynamicSets)
   std::vector<int> reads_;
   std::vector<std::vector<int>> sources_;
-  std::vector<int> readIndex_;                // compact index -> index in reads_ (-1: not a read)
-  std::vector<std::vector<int>> writeDeps_;   // per write: indices in reads_ of the reads its value uses
-  std::vector<std::vector<int>> order_;       // per location: co order of the writes placed so far (init excluded)
-  std::vector<char> placed_;                  // per event: a write placed in its location's co order
-  std::vector<char> rmwPaired_;               // per read (index in reads_): decided with its RMW's write
-  std::vector<char> blocked_;                 // per read (index in reads_): a blocked wait (Skeleton::readsFinal)
+  std::vector<int> readIndex_;               // compact index -> index in reads_ (-1: not a read)
+  std::vector<std::vector<int>> writeDeps_;  // per write: indices in reads_ of the reads its value uses
+  std::vector<std::vector<int>> order_;      // per location: co order of the writes placed so far (init excluded)
+  std::vector<char> placed_;                 // per event: a write placed in its location's co order
+  std::vector<char> rmwPaired_;              // per read (index in reads_): decided with its RMW's write
+  std::vector<char> blocked_;                // per read (index in reads_): a blocked wait (Skeleton::readsFinal)
   uint64_t attemptNodes_ = 0, attemptCandidates_ = 0, attemptLimit_ = 0;  // the current decision order's try
   std::vector<int> rmwRead_;                  // per write: index in reads_ of its RMW's read (decided with it), or -1
   std::vector<int> scItems_;                  // sorted

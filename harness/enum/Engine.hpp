@@ -20,10 +20,10 @@ namespace ptxmm::enumeration {
 
 /// Options of the explicit engine.
 struct EnumOptions {
-  bool witnesses = true;                      ///< keep one witness execution per state
-  uint64_t maxCandidates = 0;                 ///< 0 = unlimited; more → Status::Unknown
-  uint64_t maxNodes = 0;                      ///< 0 = unlimited; more search nodes (partial executions) → Status::Unknown
-  size_t maxStates = 0;                       ///< 0 = unlimited; more distinct final states → Status::Unknown
+  bool witnesses = true;       ///< keep one witness execution per state
+  uint64_t maxCandidates = 0;  ///< 0 = unlimited; more → Status::Unknown
+  uint64_t maxNodes = 0;       ///< 0 = unlimited; more search nodes (partial executions) → Status::Unknown
+  size_t maxStates = 0;        ///< 0 = unlimited; more distinct final states → Status::Unknown
   /// Search nodes the first decision order of a path choice may spend before any complete candidate
   /// before it is abandoned for the other order (docs/design.md "The enum engine's search"; doubled
   /// after each pair of tries).
