@@ -112,9 +112,6 @@ UnseenState staticReason(const litmus::Test& t, const std::string& state, ptx::S
   return u;
 }
 
-/// The threads' placements and the final condition: tests with the same key differ only in their
-/// instructions (their synchronisation, their access kinds), so a state one of them shows is one the
-/// stress kernel can produce for those threads.
 std::string valueNeverSeen(const std::string& state, const std::map<std::string, uint64_t>& seen,
                            const std::set<std::string>& allowed) {
   std::set<std::pair<std::string, int64_t>> shown;
@@ -129,6 +126,9 @@ std::string valueNeverSeen(const std::string& state, const std::map<std::string,
   return "";
 }
 
+/// The threads' placements and the final condition: tests with the same key differ only in their
+/// instructions (their synchronisation, their access kinds), so a state one of them shows is one the
+/// stress kernel can produce for those threads.
 std::string ShapeIndex::key(const litmus::Test& t) {
   std::string key;
   for (const auto& th : t.threads)
@@ -176,6 +176,18 @@ std::string ShapeIndex::seenElsewhere(const litmus::Test& t, const std::string& 
   if (best == nullptr) return "";
   return "seen " + std::to_string(bestKey.second) + " times in " + *best + " (" + std::to_string(bestInstances) +
          " instances), whose threads and condition are the same";
+}
+
+UnseenState observedReason(const litmus::Test& t, const std::string& name, const std::string& state,
+                           const std::map<std::string, uint64_t>& seen, const std::set<std::string>& allowed,
+                           const ShapeIndex& shapes, ptx::Scope& narrow, ptx::Scope& wide) {
+  if (const std::string v = seen.empty() ? "" : valueNeverSeen(state, seen, allowed); !v.empty())
+    return {state, kValueNeverSeen, "no instance had " + v};
+  UnseenState u = staticReason(t, state, narrow, wide);
+  // A test of the same threads that shows the state refutes "one SM cannot show it".
+  if (u.category.empty() || u.category == kOneCta)
+    if (std::string sib = shapes.seenElsewhere(t, name, state); !sib.empty()) return {state, kSiblingSeen, sib};
+  return u;
 }
 
 SuiteCoverage coverage(Store& store) {
@@ -249,23 +261,15 @@ SuiteCoverage coverage(Store& store) {
         // states of such a test are those of executions that hang (a wait never satisfied, a spin forever).
         u.category = kNoneFinished;
         u.evidence = "all " + std::to_string(c.instances) + " instances hit the spin bound";
-      } else if (const std::string v = valueNeverSeen(state, c.seen, c.allowed); !v.empty() && !c.seen.empty()) {
-        u.category = kValueNeverSeen;
-        u.evidence = "no instance had " + v + " (" + std::to_string(c.instances) + " instances)";
       } else {
         ptx::Scope narrow{}, wide{};
         if (pr.ok()) {
-          const UnseenState r = staticReason(*pr.test, state, narrow, wide);
+          const UnseenState r = observedReason(*pr.test, c.name, state, c.seen, c.allowed, shapes, narrow, wide);
           u.category = r.category;
           u.evidence = r.evidence;
         }
-        // A test of the same threads that shows the state refutes "one SM cannot show it".
-        const std::string sib = pr.ok() && (u.category.empty() || u.category == kOneCta)
-                                    ? shapes.seenElsewhere(*pr.test, c.name, state)
-                                    : std::string{};
-        if (!sib.empty()) {
-          u.category = kSiblingSeen;
-          u.evidence = sib + "; not here in " + std::to_string(c.instances) + " instances";
+        if (u.category == kSiblingSeen) {
+          u.evidence += "; not here in " + std::to_string(c.instances) + " instances";
         } else if (u.category == kScope) {
           auto it = byName.find(widened(c.name, narrow, wide));
           if (it != byName.end() && it->second != &c) {

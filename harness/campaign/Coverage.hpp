@@ -75,6 +75,15 @@ class ShapeIndex {
   std::map<std::string, std::map<std::string, Entry>> byKey_;  // shape -> name -> entry
 };
 
+/// The reason test (or mutant) `t`, named `name`, never showed its allowed `state`, from what its runs showed
+/// (`seen`, with its `allowed` states), the other tests of its shape (`shapes`) and the test itself, the first
+/// that applies: kValueNeverSeen, kSiblingSeen (it overrides kOneCta), then staticReason's; an empty category
+/// when none does. The evidence leaves out the instance count.
+[[nodiscard]] UnseenState observedReason(const litmus::Test& t, const std::string& name, const std::string& state,
+                                         const std::map<std::string, uint64_t>& seen,
+                                         const std::set<std::string>& allowed, const ShapeIndex& shapes,
+                                         ptx::Scope& narrow, ptx::Scope& wide);
+
 /// The coverage of one test (the union of its campaign runs).
 struct TestCoverage {
   int64_t id = 0;

@@ -132,14 +132,10 @@ int mergeStore(Store& out, Store& in) {
           out.setMeta(key, std::to_string(configId.at(std::stoll(*v))));
       }
     // Configurations evaluated on their own: the union, in this store's ids.
-    if (auto v = in.meta("tune.evaluated")) {
-      std::set<std::string> ids;
-      std::istringstream mine(out.meta("tune.evaluated").value_or("")), theirs(*v);
-      for (std::string id; std::getline(mine, id, ',');) ids.insert(id);
-      for (std::string id; std::getline(theirs, id, ',');) ids.insert(std::to_string(configId.at(std::stoll(id))));
-      std::string list;
-      for (const auto& id : ids) list += (list.empty() ? "" : ",") + id;
-      out.setMeta("tune.evaluated", list);
+    if (in.meta("tune.evaluated")) {
+      std::set<int64_t> ids = evaluatedConfigs(out);
+      for (const int64_t id : evaluatedConfigs(in)) ids.insert(configId.at(id));
+      setEvaluatedConfigs(out, ids);
     }
   });
   return added;

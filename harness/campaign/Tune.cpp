@@ -236,9 +236,9 @@ int tune(Store& store, Backend& backend, const TuneOptions& o, std::ostream& out
     const ConfigScore s = scoreOf(store, id);
     store.setConfigScore(id, s.score(), s.killed, s.killable, s.deathRate(), s.seconds, false);
     if (!store.meta("tune.best")) store.setMeta("tune.best", std::to_string(id));
-    std::string list = store.meta("tune.evaluated").value_or("");  // shown beside default and tuned
-    if (("," + list + ",").find("," + std::to_string(id) + ",") == std::string::npos)
-      store.setMeta("tune.evaluated", list.empty() ? std::to_string(id) : list + "," + std::to_string(id));
+    std::set<int64_t> evaluated = evaluatedConfigs(store);  // shown beside default and tuned
+    evaluated.insert(id);
+    setEvaluatedConfigs(store, evaluated);
     out << "config " << id << " evaluated: " << ran << " run(s) of " << o.iterations << " instances; killed "
         << before.killed << " -> " << s.killed << " of " << s.killable << "; " << hanging
         << " survivor(s) not run again: the watchdog ended them or most of their instances hit the spin bound\n";
@@ -310,6 +310,19 @@ int tune(Store& store, Backend& backend, const TuneOptions& o, std::ostream& out
   return 0;
 }
 
+std::set<int64_t> evaluatedConfigs(Store& store) {
+  std::set<int64_t> ids;
+  std::istringstream list(store.meta("tune.evaluated").value_or(""));
+  for (std::string id; std::getline(list, id, ',');) ids.insert(std::stoll(id));
+  return ids;
+}
+
+void setEvaluatedConfigs(Store& store, const std::set<int64_t>& ids) {
+  std::string list;
+  for (const int64_t id : ids) list += (list.empty() ? "" : ",") + std::to_string(id);
+  store.setMeta("tune.evaluated", list);
+}
+
 void printSurvivors(Store& store, int64_t config, std::ostream& out) {
   std::map<int64_t, TestRow> mutants;
   for (auto& m : store.tests("mutant")) mutants[m.id] = m;
@@ -339,13 +352,9 @@ void printSurvivors(Store& store, int64_t config, std::ostream& out) {
     std::string category = kUnexplained;
     if (auto pr = litmus::tryParseTest(m.text, m.file); pr.ok()) {
       ptx::Scope narrow{}, wide{};
-      const UnseenState u = staticReason(*pr.test, m.target, narrow, wide);
+      const UnseenState u = observedReason(*pr.test, m.name, m.target, shown[id].first,
+                                           m.allowed.value_or(std::set<std::string>{}), shapes, narrow, wide);
       if (!u.category.empty()) category = u.category;
-      if ((u.category.empty() || u.category == kOneCta) && !shapes.seenElsewhere(*pr.test, m.name, m.target).empty())
-        category = kSiblingSeen;
-      // The mutant's own runs never produced an event the target needs (e.g. the flag set): that comes first.
-      if (!shown[id].first.empty() && m.allowed && !valueNeverSeen(m.target, shown[id].first, *m.allowed).empty())
-        category = kValueNeverSeen;
     }
     byReason[m.mutation + ": " + category].push_back(m.name);
   }
@@ -384,10 +393,8 @@ void printTuneSummary(Store& store, std::ostream& out) {
   auto startName = [&](int64_t id) { return isDefault(id) ? "default" : "start (--params)"; };
   if (def) cols.emplace_back(startName(*def), scoreOf(store, *def));
   // Configurations evaluated on their own (tune --evaluate), e.g. the defaults beside a tuned store's best.
-  std::istringstream evaluated(store.meta("tune.evaluated").value_or(""));
-  for (std::string id; std::getline(evaluated, id, ',');)
-    if (const int64_t c = std::stoll(id); c != *best && (!def || c != *def))
-      cols.emplace_back(isDefault(c) ? "default" : "evaluated", scoreOf(store, c));
+  for (const int64_t c : evaluatedConfigs(store))
+    if (c != *best && (!def || c != *def)) cols.emplace_back(isDefault(c) ? "default" : "evaluated", scoreOf(store, c));
   cols.emplace_back("tuned", scoreOf(store, *best));
   const auto& unrunnable = cols.back().second.notRunnable;
   if (!unrunnable.empty()) {

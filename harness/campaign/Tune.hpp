@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -78,5 +79,9 @@ void printSurvivors(Store& store, int64_t config, std::ostream& out);
 
 /// Prints the tuning summary: default vs best, per class and mutation kind, parameter importance.
 void printTuneSummary(Store& store, std::ostream& out);
+
+/// The configurations evaluated on their own (`tune --evaluate`, meta "tune.evaluated"), and setting them.
+[[nodiscard]] std::set<int64_t> evaluatedConfigs(Store& store);
+void setEvaluatedConfigs(Store& store, const std::set<int64_t>& ids);
 
 }  // namespace ptxmm::campaign
