@@ -81,6 +81,11 @@ bool plan(Store& store, const PlanOptions& o, std::ostream& err) {
         row = k;
         stored = true;
       }
+    if (stored && row.allowed && !row.hanging && o.oracle) {
+      // A test stored before the hanging states were recorded (schema version 1): the model gives them now.
+      std::string error;
+      if (auto ms = o.oracle(test, error); ms && ms->allowed == *row.allowed) store.setHanging(row.id, ms->hanging);
+    }
     if (!stored) {
       try {
         row.arch = o.arch.empty() ? ptxgen::requiredArch(test) : o.arch;
@@ -91,6 +96,7 @@ bool plan(Store& store, const PlanOptions& o, std::ostream& err) {
         std::string error;
         if (auto ms = o.oracle(test, error)) {
           row.allowed = ms->allowed;
+          row.hanging = ms->hanging;
           row.model = ms->model;
         } else {
           row.model = o.modelName;

@@ -184,8 +184,9 @@ UnseenState observedReason(const litmus::Test& t, const std::string& name, const
   if (const std::string v = seen.empty() ? "" : valueNeverSeen(state, seen, allowed); !v.empty())
     return {state, kValueNeverSeen, "no instance had " + v};
   UnseenState u = staticReason(t, state, narrow, wide);
-  // A test of the same threads that shows the state refutes "one SM cannot show it".
-  if (u.category.empty() || u.category == kOneCta)
+  // A test of the same threads that shows the state is evidence; what the test alone suggests (its scopes, its
+  // loads, one SM) is not. Only a placement one device cannot realise stays.
+  if (u.category != kPlacement)
     if (std::string sib = shapes.seenElsewhere(t, name, state); !sib.empty()) return {state, kSiblingSeen, sib};
   return u;
 }
@@ -208,6 +209,7 @@ SuiteCoverage coverage(Store& store) {
     c.arch = t.arch;
     c.hasModel = t.allowed.has_value();
     if (t.allowed) c.allowed = *t.allowed;
+    if (t.hanging) c.hanging = *t.hanging;
     auto pr = litmus::tryParseTest(t.text, t.file);
     c.status = "pending";
     std::string device;
@@ -261,6 +263,12 @@ SuiteCoverage coverage(Store& store) {
         // states of such a test are those of executions that hang (a wait never satisfied, a spin forever).
         u.category = kNoneFinished;
         u.evidence = "all " + std::to_string(c.instances) + " instances hit the spin bound";
+      } else if (c.hanging.count(state) > 0 && c.timedOut > 0) {
+        // The model reaches the state by an execution that hangs, and the device ran into such executions: their
+        // instances spin to the bound and end without a final state, so the state cannot be recorded that way.
+        u.category = kHangs;
+        u.evidence = "the model reaches it by an execution that deadlocks or livelocks; " + std::to_string(c.timedOut) +
+                     " of " + std::to_string(c.instances) + " instances hit the spin bound";
       } else {
         ptx::Scope narrow{}, wide{};
         if (pr.ok()) {

@@ -25,6 +25,7 @@ inline constexpr const char* kMergedLoads = "ptxas may merge the loads (check --
 inline constexpr const char* kOneCta = "threads of one CTA (one SM, one L1)";
 inline constexpr const char* kManyStates = "rare state of a many-state test";
 inline constexpr const char* kNoneFinished = "no instance finished (deadlock or livelock)";
+inline constexpr const char* kHangs = "a state of executions that hang (their instances record none)";
 inline constexpr const char* kValueNeverSeen = "a value it needs never appeared";
 inline constexpr const char* kSiblingSeen = "its instructions decide it (a sibling test shows it)";
 inline constexpr const char* kNoModel = "no model states";
@@ -77,8 +78,8 @@ class ShapeIndex {
 
 /// The reason test (or mutant) `t`, named `name`, never showed its allowed `state`, from what its runs showed
 /// (`seen`, with its `allowed` states), the other tests of its shape (`shapes`) and the test itself, the first
-/// that applies: kValueNeverSeen, kSiblingSeen (it overrides kOneCta), then staticReason's; an empty category
-/// when none does. The evidence leaves out the instance count.
+/// that applies: kValueNeverSeen, kSiblingSeen (it overrides staticReason's categories but kPlacement), then
+/// staticReason's; an empty category when none does. The evidence leaves out the instance count.
 [[nodiscard]] UnseenState observedReason(const litmus::Test& t, const std::string& name, const std::string& state,
                                          const std::map<std::string, uint64_t>& seen,
                                          const std::set<std::string>& allowed, const ShapeIndex& shapes,
@@ -95,6 +96,7 @@ struct TestCoverage {
   double seconds = 0;
   uint64_t weak = 0;  ///< instances whose state satisfies the condition's proposition
   std::set<std::string> allowed;
+  std::set<std::string> hanging;  ///< the allowed states some execution of which hangs (TestRow::hanging)
   std::map<std::string, uint64_t> seen;
   std::map<std::string, uint64_t> forbiddenSeen;
   std::vector<UnseenState> unseen;

@@ -109,6 +109,7 @@ int mergeStore(Store& out, Store& in) {
       const int64_t old = t.id;
       if (t.kind == "mutant") t.parent = testId[t.parent];
       testId[old] = out.addTest(t);
+      if (t.hanging && !out.test(testId[old]).hanging) out.setHanging(testId[old], *t.hanging);
     }
     for (const auto& c : in.configs()) {
       configId[c.id] = out.addConfig(c.params, c.origin);

@@ -15,14 +15,15 @@ using nlohmann::json;
 
 namespace {
 
-// Schema version 1. Runs are unique per (test, config, iterations): adding the same campaign twice
-// adds nothing, and a finished campaign re-run is a no-op.
+// Schema version 2 (version 1 lacked tests.hanging; a version-1 store is upgraded when opened). Runs are unique
+// per (test, config, iterations): adding the same campaign twice adds nothing, and a finished campaign re-run is
+// a no-op.
 const char* kSchema = R"SQL(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS tests(
   id INTEGER PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL, file TEXT, hash TEXT, text TEXT NOT NULL,
   arch TEXT, model TEXT, allowed TEXT, model_error TEXT,
-  parent INTEGER, site TEXT, mutation TEXT, class TEXT, target TEXT,
+  parent INTEGER, site TEXT, mutation TEXT, class TEXT, target TEXT, hanging TEXT,
   UNIQUE(kind, name, text));
 CREATE TABLE IF NOT EXISTS configs(
   id INTEGER PRIMARY KEY, params TEXT NOT NULL UNIQUE, origin TEXT, created REAL,
@@ -78,7 +79,8 @@ RunRow readRun(const Stmt& s) {
 }
 
 const char* kTestCols =
-    "id, kind, name, file, hash, text, arch, model, allowed, model_error, parent, site, mutation, class, target";
+    "id, kind, name, file, hash, text, arch, model, allowed, model_error, parent, site, mutation, class, target, "
+    "hanging";
 
 TestRow readTest(const Stmt& s) {
   TestRow t;
@@ -97,6 +99,7 @@ TestRow readTest(const Stmt& s) {
   t.mutation = s.text(12);
   t.mclass = s.text(13);
   t.target = s.text(14);
+  if (!s.isNull(15)) t.hanging = statesFromJson(s.text(15));
   return t;
 }
 
@@ -198,10 +201,15 @@ Store::Store(const std::string& path) : path_(path) {
     exec("PRAGMA synchronous=FULL");
     exec(kSchema);
     auto v = meta("schema");
+    if (v && *v == "1") {  // version 1: no tests.hanging (unknown for its tests: NULL)
+      exec("ALTER TABLE tests ADD COLUMN hanging TEXT");
+      v = "2";
+      setMeta("schema", *v);
+    }
     if (!v)
-      setMeta("schema", "1");
-    else if (*v != "1")
-      throw std::runtime_error("schema version " + *v + " (this ptxmm reads 1)");
+      setMeta("schema", "2");
+    else if (*v != "2")
+      throw std::runtime_error("schema version " + *v + " (this ptxmm reads 1 and 2)");
   } catch (const std::exception& e) {
     sqlite3_close(db_);
     db_ = nullptr;
@@ -237,7 +245,7 @@ std::optional<std::string> Store::meta(const std::string& key) {
 int64_t Store::addTest(const TestRow& t) {
   Stmt ins(db_,
            "INSERT OR IGNORE INTO tests(kind, name, file, hash, text, arch, model, allowed, model_error, parent, site, "
-           "mutation, class, target) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+           "mutation, class, target, hanging) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   ins.bind(1, t.kind).bind(2, t.name).bind(3, t.file).bind(4, t.hash).bind(5, t.text).bind(6, t.arch).bind(7, t.model);
   ins.bindOpt(8, t.allowed ? std::optional<std::string>(statesJson(*t.allowed)) : std::nullopt);
   ins.bind(9, t.modelError)
@@ -246,11 +254,16 @@ int64_t Store::addTest(const TestRow& t) {
       .bind(12, t.mutation)
       .bind(13, t.mclass)
       .bind(14, t.target);
+  ins.bindOpt(15, t.hanging ? std::optional<std::string>(statesJson(*t.hanging)) : std::nullopt);
   ins.run();
   Stmt q(db_, "SELECT id FROM tests WHERE kind = ? AND name = ? AND text = ?");
   q.bind(1, t.kind).bind(2, t.name).bind(3, t.text);
   if (!q.step()) throw std::runtime_error("sqlite: test row vanished");
   return q.i64(0);
+}
+
+void Store::setHanging(int64_t test, const std::set<std::string>& hanging) {
+  Stmt(db_, "UPDATE tests SET hanging = ? WHERE id = ?").bind(1, statesJson(hanging)).bind(2, test).run();
 }
 
 std::vector<TestRow> Store::tests(const std::string& kind) {

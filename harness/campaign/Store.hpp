@@ -53,6 +53,9 @@ struct TestRow {
   std::string model;                             ///< model name ("" when no model)
   std::optional<std::set<std::string>> allowed;  ///< the model's allowed final states
   std::string modelError;                        ///< why there are no allowed states
+  /// The allowed states some execution of which hangs (the model's deadlock or livelock flag): on a device its
+  /// instances spin to the bound and record no final state. nullopt: not known (a store of schema version 1).
+  std::optional<std::set<std::string>> hanging;
   // Mutants only:
   int64_t parent = 0;    ///< the test it was made from
   std::string site;      ///< the synchronisation site ("P0 l.12 fence.acq_rel.gpu")
@@ -132,6 +135,8 @@ class Store {
 
   /// Inserts the test (or returns the id of the same kind, name and text already stored).
   int64_t addTest(const TestRow& t);
+  /// Records the hanging states of a stored test (TestRow::hanging).
+  void setHanging(int64_t test, const std::set<std::string>& hanging);
   /// Every test (kind "test") or mutant (kind "mutant"), in id order; empty kind: all.
   [[nodiscard]] std::vector<TestRow> tests(const std::string& kind = "");
   [[nodiscard]] TestRow test(int64_t id);

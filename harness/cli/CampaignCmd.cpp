@@ -63,9 +63,13 @@ int makeMutants(campaign::Store& store, const std::string& modelArg, std::ostrea
       m.hash = litmus::testHash(mutant);
       m.arch = t.arch;
       m.model = ma.model;
-      std::set<std::string> allowed;
-      for (const auto& st : sr.mutant.states) allowed.insert(st.key);
+      std::set<std::string> allowed, hanging;
+      for (const auto& st : sr.mutant.states) {
+        allowed.insert(st.key);
+        if (report::hangs(st.flags)) hanging.insert(st.key);
+      }
       m.allowed = allowed;
+      m.hanging = hanging;
       m.parent = t.id;
       m.site = site.label;
       m.mutation = site.kind == analysis::MutationKind::Remove ? "remove" : "weaken";
@@ -118,7 +122,10 @@ report::ModelOracle checkerOracle(const std::string& modelArg, std::string& erro
     }
     report::ModelStates ms;
     ms.model = name;
-    for (const auto& s : v.states) ms.allowed.insert(s.key);
+    for (const auto& s : v.states) {
+      ms.allowed.insert(s.key);
+      if (report::hangs(s.flags)) ms.hanging.insert(s.key);
+    }
     return ms;
   };
 }

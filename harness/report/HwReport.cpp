@@ -111,6 +111,10 @@ std::vector<std::string> collectLitmusFiles(const std::vector<std::string>& inpu
   return files;
 }
 
+bool hangs(const std::set<std::string>& stateFlags) {
+  return stateFlags.count("deadlock") > 0 || stateFlags.count("livelock") > 0;
+}
+
 std::map<std::string, ModelStates> readModelStates(std::istream& in) {
   std::map<std::string, ModelStates> table;
   std::string line;
@@ -124,7 +128,10 @@ std::map<std::string, ModelStates> readModelStates(std::istream& in) {
     if (std::find(flags.begin(), flags.end(), outcome::kCutFlag) != flags.end()) continue;
     ModelStates ms;
     ms.model = j.value("model", std::string("model"));
-    for (const auto& st : j["states"]) ms.allowed.insert(st.value("state", std::string()));
+    for (const auto& st : j["states"]) {
+      ms.allowed.insert(st.value("state", std::string()));
+      if (hangs(st.value("flags", std::set<std::string>{}))) ms.hanging.insert(st.value("state", std::string()));
+    }
     table[j["hash"].get<std::string>()] = std::move(ms);
   }
   return table;

@@ -23,7 +23,11 @@ namespace ptxmm::report {
 struct ModelStates {
   std::string model;              ///< model name, e.g. "ptx"
   std::set<std::string> allowed;  ///< allowed final states
+  std::set<std::string> hanging;  ///< those some execution of which hangs (flag deadlock or livelock)
 };
+
+/// Does a state with these flags belong to an execution that hangs (the model's deadlock or livelock flag)?
+[[nodiscard]] bool hangs(const std::set<std::string>& stateFlags);
 
 /// Supplies the model's allowed states for a test, or nullopt (no model / checker unavailable).
 /// `error` receives why a model verdict could not be computed.

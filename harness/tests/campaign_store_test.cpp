@@ -1,5 +1,7 @@
 // The campaign store: runs unique per (test, config, iterations), claims with a lease, a lost claim,
 // a run whose workers keep dying marked error, the fake backend's determinism.
+#include <sqlite3.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <thread>
@@ -179,6 +181,7 @@ TEST_CASE(
   const int64_t hung = mpTest("MP+hang", "st.relaxed.gpu y, 1", "cta 3,gpu 0");
   const int64_t oneCtaFenced = mpTest("MP+fence-in-cta", "st.release.gpu y, 1", "cta 0,gpu 0");
   const int64_t oneCtaRelaxed = mpTest("MP+rlx-in-cta", "st.relaxed.gpu y, 1", "cta 0,gpu 0");
+  const int64_t ctaScoped = mpTest("MP+rel.cta", "st.release.cta y, 1", "cta 1,gpu 0");
   const int64_t c = s.addConfig(nlohmann::json{{"seed", 1}}, "run");
   auto finishRun = [&](int64_t test, std::map<std::string, uint64_t> states, uint64_t timedOut) {
     const int64_t id = s.addRun(test, c, 1000, "campaign");
@@ -197,6 +200,7 @@ TEST_CASE(
   finishRun(hung, {}, 1000);
   finishRun(oneCtaFenced, {{none, 900}, {flagOnly, 100}}, 0);
   finishRun(oneCtaRelaxed, {{none, 900}, {flagOnly, 90}, {weak, 10}}, 0);
+  finishRun(ctaScoped, {{none, 900}, {flagOnly, 100}}, 0);
   const SuiteCoverage cov = coverage(s);
   auto unseenOf = [&](const std::string& name) {
     for (const auto& t : cov.tests)
@@ -215,6 +219,11 @@ TEST_CASE(
   const auto o = unseenOf("MP+fence-in-cta");
   REQUIRE(o.size() == 1);
   CHECK(o[0].category == kSiblingSeen);
+  // Nor is a scope narrower than the placement: a test of the same threads shows the state on this device.
+  const auto sc = unseenOf("MP+rel.cta");
+  REQUIRE(sc.size() == 1);
+  CHECK(sc[0].category == kSiblingSeen);
+  CHECK_THAT(sc[0].evidence, Catch::Contains("in MP+rlx (1000 instances)"));
   // The test whose reader never saw the flag: the weak state needs 1:r0=1, which no instance had.
   const auto e = unseenOf("MP+rlx-elsewhere");
   REQUIRE(e.size() == 2);
@@ -233,4 +242,72 @@ TEST_CASE(
     CHECK(u.category == kNoneFinished);
     CHECK(u.evidence == "all 1000 instances hit the spin bound");
   }
+}
+
+TEST_CASE("an unseen state the model reaches by a hanging execution is put down to the hang when instances hung",
+          "[campaign]") {
+  TempDb db;
+  Store s(db.path.string());
+  // A wait with the wrong parity: it returns at once (r0 is 1 or 6), or the phase completes first and it never
+  // does; the model's hanging execution ends with r0 = 0.
+  auto add = [&](const std::string& name, const std::string& place) {
+    TestRow t;
+    t.name = name;
+    t.text = "PTX " + name + "\n{ x = 0; }\n P0@cta 0,gpu 0 | P1@" + place + " ;\n st.relaxed.gpu x, 1 | " +
+             "ld.relaxed.gpu r0, x ;\n exists (1:r0 == 0)\n";
+    t.hash = name;
+    t.allowed = std::set<std::string>{"1:r0=0;", "1:r0=1;", "1:r0=6;"};
+    t.hanging = std::set<std::string>{"1:r0=0;"};
+    return s.addTest(t);
+  };
+  const int64_t hung = add("W+hang", "cta 1,gpu 0"), finished = add("W+nohang", "cta 2,gpu 0");
+  const int64_t c = s.addConfig(nlohmann::json{{"seed", 1}}, "run");
+  auto finishRun = [&](int64_t test, uint64_t timedOut) {
+    const int64_t id = s.addRun(test, c, 1000, "campaign");
+    REQUIRE(s.claimRun(id, "w", 60));
+    RunRow r = *s.run(id);
+    r.status = "ok";
+    r.states = {{"1:r0=1;", 400}, {"1:r0=6;", 1000 - 400 - timedOut}};
+    r.timedOut = timedOut;
+    r.instances = 1000;
+    r.finished = now();
+    REQUIRE(s.finish(r));
+  };
+  finishRun(hung, 600);
+  finishRun(finished, 0);
+  const SuiteCoverage cov = coverage(s);
+  for (const auto& t : cov.tests) {
+    REQUIRE(t.unseen.size() == 1);
+    CHECK(t.unseen[0].state == "1:r0=0;");
+    if (t.name == "W+hang") {
+      CHECK(t.unseen[0].category == kHangs);
+      CHECK_THAT(t.unseen[0].evidence, Catch::Contains("600 of 1000 instances hit the spin bound"));
+    } else {
+      CHECK(t.unseen[0].category != kHangs);  // no instance hung: the hang explains nothing here
+    }
+  }
+}
+
+TEST_CASE("a store of schema version 1 is upgraded: its tests' hanging states are unknown until set", "[campaign]") {
+  TempDb db;
+  {
+    sqlite3* raw = nullptr;
+    REQUIRE(sqlite3_open(db.path.string().c_str(), &raw) == SQLITE_OK);
+    const char* v1 =
+        "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES('schema', '1');"
+        "CREATE TABLE tests(id INTEGER PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL, file TEXT, hash TEXT,"
+        " text TEXT NOT NULL, arch TEXT, model TEXT, allowed TEXT, model_error TEXT, parent INTEGER, site TEXT,"
+        " mutation TEXT, class TEXT, target TEXT, UNIQUE(kind, name, text));"
+        "INSERT INTO tests(kind, name, text, allowed) VALUES('test', 'MP', 'PTX MP', '[\"1:r0=0;\"]');";
+    REQUIRE(sqlite3_exec(raw, v1, nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(raw);
+  }
+  Store s(db.path.string());
+  CHECK(s.meta("schema") == std::optional<std::string>("2"));
+  auto tests = s.tests("test");
+  REQUIRE(tests.size() == 1);
+  CHECK(tests[0].allowed == std::optional<std::set<std::string>>(std::set<std::string>{"1:r0=0;"}));
+  CHECK_FALSE(tests[0].hanging.has_value());
+  s.setHanging(tests[0].id, {});
+  CHECK(s.test(tests[0].id).hanging == std::optional<std::set<std::string>>(std::set<std::string>{}));
 }

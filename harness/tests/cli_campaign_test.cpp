@@ -224,7 +224,7 @@ TEST_CASE("campaign compare flags states one store saw, merge joins shards, repo
 TEST_CASE("campaign commands that read a store refuse a missing one and create nothing", "[cli][campaign]") {
   Scratch sc("campaign-missing");
   const std::string db = (sc.dir / "missing.db").string();
-  for (const std::string cmd :
+  for (const std::string& cmd :
        {"campaign resume " + db, "campaign coverage " + db, "campaign tune --db " + db + " --budget 1",
         "campaign report " + db + " --html " + (sc.dir / "r.html").string(), "campaign compare " + db + " " + db}) {
     auto r = sc.ptxmm(cmd);

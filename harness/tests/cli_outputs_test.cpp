@@ -402,6 +402,18 @@ TEST_CASE("check --json feeds the hardware runner's model states: decided tests 
   const auto& ms = table.at(ptxmm::litmus::testHash(parsed));
   CHECK(ms.allowed.count("1:r0=1; 1:r1=0;") == 1);  // relaxed MP: the weak outcome is allowed
   CHECK(ms.allowed.size() == 4);
+  CHECK(ms.hanging.empty());  // no execution of MP hangs
+}
+
+TEST_CASE("the model states read for a runner name the states of executions that hang", "[cli][report]") {
+  cli_test::Scratch s("model-states-hang");
+  auto run = s.ptxmm("check --json --engine smt litmus/bulk/B03-reduce-dsmem-wrong-parity.litmus");
+  std::istringstream in(run.out);
+  auto table = ptxmm::report::readModelStates(in);
+  REQUIRE(table.size() == 1);
+  const auto& ms = table.begin()->second;
+  CHECK(ms.allowed == std::set<std::string>{"1:r0=0;", "1:r0=1;", "1:r0=6;"});
+  CHECK(ms.hanging == std::set<std::string>{"1:r0=0;"});  // the wait never succeeds once phase 0 completed
 }
 
 TEST_CASE("a test whose states are cut at the unrolling bound gives no model states to compare with", "[cli][report]") {
