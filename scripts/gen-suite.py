@@ -479,6 +479,10 @@ def gen_2p2w_r_s():
              C22, [ptx("Sometimes", False, "§8.9.4: release writes without reads synchronize with nothing"), sc()], init=["x = 0", "y = 0"], docs=["2+2W, release second writes"]))
     add(Test(fam, "2+2W+fence.acq_rel.gpu", [["st.relaxed.gpu x, 1", "fence.acq_rel.gpu", "st.relaxed.gpu y, 2"], ["st.relaxed.gpu y, 1", "fence.acq_rel.gpu", "st.relaxed.gpu x, 2"]],
              C22, [ptx("Sometimes", False, "§8.9.4: acq_rel fences need an observed write to synchronize"), sc()], init=["x = 0", "y = 0"], docs=["2+2W+fence.acq_rel"]))
+    for s in SCOPES:  # the fence.sc tests below without their fences: what each placement shows unfenced
+        add(Test(fam, "2+2W+rlx.%s-in-%s" % (s, s), [["st.relaxed.%s x, 1" % s, "st.relaxed.%s y, 2" % s], ["st.relaxed.%s y, 1" % s, "st.relaxed.%s x, 2" % s]],
+                 C22, [ptx("Sometimes", False, "§8.10.1: coherence only follows causality; relaxed writes of different threads are unordered"), sc()],
+                 init=["x = 0", "y = 0"], placement=s, docs=["2+2W, relaxed, " + scope_doc(s, s)]))
     for s in SCOPES:
         add(Test(fam, "2+2W+fence.sc.%s-in-%s" % (s, s), [["st.relaxed.%s x, 1" % s, "fence.sc.%s" % s, "st.relaxed.%s y, 2" % s], ["st.relaxed.%s y, 1" % s, "fence.sc.%s" % s, "st.relaxed.%s x, 2" % s]],
                  C22, [ptx("Never", False, "§8.9.3 the fence.sc are ordered and synchronize; §8.10.1 coherence follows the resulting causality"), sc()],
@@ -488,6 +492,10 @@ def gen_2p2w_r_s():
              RC, [ptx("Sometimes", False, "§8.10: nothing orders the write before the read"), sc()], init=["x = 0", "y = 0"], docs=["R, relaxed"]))
     add(Test(fam, "R+fence.acq_rel.gpu", [["st.relaxed.gpu x, 1", "fence.acq_rel.gpu", "st.relaxed.gpu y, 1"], ["st.relaxed.gpu y, 2", "fence.acq_rel.gpu", "ld.relaxed.gpu r0, x"]],
              RC, [ptx("Sometimes", False, "§8.9.4: a write-write coherence edge is not observation; acq_rel fences do not synchronize"), sc()], init=["x = 0", "y = 0"], docs=["R+fence.acq_rel"]))
+    for s in SCOPES:
+        add(Test(fam, "R+rlx.%s-in-%s" % (s, s), [["st.relaxed.%s x, 1" % s, "st.relaxed.%s y, 1" % s], ["st.relaxed.%s y, 2" % s, "ld.relaxed.%s r0, x" % s]],
+                 RC, [ptx("Sometimes", False, "§8.10: nothing orders the write before the read"), sc()],
+                 init=["x = 0", "y = 0"], placement=s, docs=["R, relaxed, " + scope_doc(s, s)]))
     for s in SCOPES:
         add(Test(fam, "R+fence.sc.%s-in-%s" % (s, s), [["st.relaxed.%s x, 1" % s, "fence.sc.%s" % s, "st.relaxed.%s y, 1" % s], ["st.relaxed.%s y, 2" % s, "fence.sc.%s" % s, "ld.relaxed.%s r0, x" % s]],
                  RC, [ptx("Never", False, "§8.9.3/§8.9.4: whichever fence.sc is first synchronizes with the other: either the read sees x (§8.10.6) or y=1 is coherence-last (§8.10.1)"), sc()],
