@@ -15,15 +15,16 @@ using nlohmann::json;
 
 namespace {
 
-// Schema version 2 (version 1 lacked tests.hanging; a version-1 store is upgraded when opened). Runs are unique
-// per (test, config, iterations): adding the same campaign twice adds nothing, and a finished campaign re-run is
-// a no-op.
+// Schema version 1. tests.hanging came later: a store without the column reads it as NULL and gets it with the
+// first test written (ensureHanging), so reading never changes a store and older readers ignore the column. Runs
+// are unique per (test, config, iterations): adding the same campaign twice adds nothing, and a finished campaign
+// re-run is a no-op.
 const char* kSchema = R"SQL(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS tests(
   id INTEGER PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL, file TEXT, hash TEXT, text TEXT NOT NULL,
   arch TEXT, model TEXT, allowed TEXT, model_error TEXT,
-  parent INTEGER, site TEXT, mutation TEXT, class TEXT, target TEXT, hanging TEXT,
+  parent INTEGER, site TEXT, mutation TEXT, class TEXT, target TEXT,
   UNIQUE(kind, name, text));
 CREATE TABLE IF NOT EXISTS configs(
   id INTEGER PRIMARY KEY, params TEXT NOT NULL UNIQUE, origin TEXT, created REAL,
@@ -79,8 +80,7 @@ RunRow readRun(const Stmt& s) {
 }
 
 const char* kTestCols =
-    "id, kind, name, file, hash, text, arch, model, allowed, model_error, parent, site, mutation, class, target, "
-    "hanging";
+    "id, kind, name, file, hash, text, arch, model, allowed, model_error, parent, site, mutation, class, target";
 
 TestRow readTest(const Stmt& s) {
   TestRow t;
@@ -201,15 +201,12 @@ Store::Store(const std::string& path) : path_(path) {
     exec("PRAGMA synchronous=FULL");
     exec(kSchema);
     auto v = meta("schema");
-    if (v && *v == "1") {  // version 1: no tests.hanging (unknown for its tests: NULL)
-      exec("ALTER TABLE tests ADD COLUMN hanging TEXT");
-      v = "2";
-      setMeta("schema", *v);
-    }
     if (!v)
-      setMeta("schema", "2");
-    else if (*v != "2")
-      throw std::runtime_error("schema version " + *v + " (this ptxmm reads 1 and 2)");
+      setMeta("schema", "1");
+    else if (*v != "1")
+      throw std::runtime_error("schema version " + *v + " (this ptxmm reads 1)");
+    Stmt cols(db_, "SELECT 1 FROM pragma_table_info('tests') WHERE name = 'hanging'");
+    hasHanging_ = cols.step();
   } catch (const std::exception& e) {
     sqlite3_close(db_);
     db_ = nullptr;
@@ -242,7 +239,16 @@ std::optional<std::string> Store::meta(const std::string& key) {
   return std::nullopt;
 }
 
+void Store::ensureHanging() {
+  if (hasHanging_) return;
+  exec("ALTER TABLE tests ADD COLUMN hanging TEXT");
+  hasHanging_ = true;
+}
+
+std::string Store::testCols() const { return std::string(kTestCols) + (hasHanging_ ? ", hanging" : ", NULL"); }
+
 int64_t Store::addTest(const TestRow& t) {
+  ensureHanging();
   Stmt ins(db_,
            "INSERT OR IGNORE INTO tests(kind, name, file, hash, text, arch, model, allowed, model_error, parent, site, "
            "mutation, class, target, hanging) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
@@ -263,11 +269,12 @@ int64_t Store::addTest(const TestRow& t) {
 }
 
 void Store::setHanging(int64_t test, const std::set<std::string>& hanging) {
+  ensureHanging();
   Stmt(db_, "UPDATE tests SET hanging = ? WHERE id = ?").bind(1, statesJson(hanging)).bind(2, test).run();
 }
 
 std::vector<TestRow> Store::tests(const std::string& kind) {
-  Stmt s(db_, std::string("SELECT ") + kTestCols + " FROM tests WHERE ? = '' OR kind = ? ORDER BY id");
+  Stmt s(db_, "SELECT " + testCols() + " FROM tests WHERE ? = '' OR kind = ? ORDER BY id");
   s.bind(1, kind).bind(2, kind);
   std::vector<TestRow> out;
   while (s.step()) out.push_back(readTest(s));
@@ -275,7 +282,7 @@ std::vector<TestRow> Store::tests(const std::string& kind) {
 }
 
 TestRow Store::test(int64_t id) {
-  Stmt s(db_, std::string("SELECT ") + kTestCols + " FROM tests WHERE id = ?");
+  Stmt s(db_, "SELECT " + testCols() + " FROM tests WHERE id = ?");
   s.bind(1, id);
   if (!s.step()) throw std::runtime_error(path_ + ": error: no test " + std::to_string(id));
   return readTest(s);

@@ -54,7 +54,8 @@ struct TestRow {
   std::optional<std::set<std::string>> allowed;  ///< the model's allowed final states
   std::string modelError;                        ///< why there are no allowed states
   /// The allowed states some execution of which hangs (the model's deadlock or livelock flag): on a device its
-  /// instances spin to the bound and record no final state. nullopt: not known (a store of schema version 1).
+  /// instances spin to the bound and record no final state. nullopt: not known (a store written before the
+  /// store kept them).
   std::optional<std::set<std::string>> hanging;
   // Mutants only:
   int64_t parent = 0;    ///< the test it was made from
@@ -172,8 +173,11 @@ class Store {
   [[nodiscard]] std::pair<int64_t, int64_t> progress(const std::string& batch);
 
  private:
+  void ensureHanging();  // adds tests.hanging to a store made before it existed
+  [[nodiscard]] std::string testCols() const;
   std::string path_;
   sqlite3* db_ = nullptr;
+  bool hasHanging_ = false;
 };
 
 /// The allowed states as JSON text, and back.
