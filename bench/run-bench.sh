@@ -106,6 +106,13 @@ PY
     echo "(not run: bench/scaling.py needs Debian's python3-matplotlib, scripts/install-deps.sh installs it)"
   fi
   echo
+  echo "## Small tests as whole processes (\`bench/small-tests.py\`)"
+  echo
+  echo "The classic shapes, one process per test (start-up, model compilation and solver set-up included), the tools"
+  echo "alternating round by round; median of 15 rounds. herd7 gets a column when \`--herd\` names it (not installed here)."
+  echo
+  python3 bench/small-tests.py --ptxmm "$PTXMM" --model "$MODEL"
+  echo
   echo "## Bounds: worst-case inputs (\`bench/gen-bounds.py\`)"
   echo
   echo "Inputs that run for minutes or take the machine's memory unless their budget stops them. Every phase polls the test's budget"

@@ -221,7 +221,7 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
   std::mutex mu;
   std::condition_variable cv;
 
-  auto checkOne = [&](const std::filesystem::path& file, z3::context& ctx) {
+  auto checkOne = [&](const std::filesystem::path& file, z3::context* ctx) {
     TestOutcome o;
     o.record.file = file.string();
     std::error_code ec;
@@ -266,7 +266,7 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
       return o;
     }
     for (const auto& w : parsed.test->warnings) o.diag += w.str() + "\n";
-    Verdict v = checkTest(*parsed.test, model, modelName, options.check, &ctx);
+    Verdict v = checkTest(*parsed.test, model, modelName, options.check, ctx);
     o.record.name = v.testName;
     o.record.seconds = v.seconds;
     o.record.flags = v.flags;
@@ -362,18 +362,19 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
   }
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sizes[a] > sizes[b]; });
 
-  // Workers check the tests (each with its own z3 context) while this thread prints the results in
-  // file order as they become ready.
+  // Workers check the tests (each with its own z3 context, made when its first test needs the smt engine: making
+  // one costs more than checking a small test) while this thread prints the results in file order as they
+  // become ready.
   const int workers = workerCount(files.size(), options.jobs);
   std::vector<std::unique_ptr<z3::context>> contexts(static_cast<size_t>(workers));
   std::jthread checking([&] {
     parallelFor(files.size(), workers, [&](size_t k, int w) {
       auto& ctx = contexts[static_cast<size_t>(w)];
-      if (!ctx) ctx = std::make_unique<z3::context>();
+      if (!ctx && options.check.engine != Engine::Enum) ctx = std::make_unique<z3::context>();
       const size_t i = order[k];
       TestOutcome o;
       try {
-        o = checkOne(files[i], *ctx);
+        o = checkOne(files[i], ctx.get());
       } catch (const std::exception& e) {
         o.kind = TestOutcome::Fail;
         o.status = Status::Error;
