@@ -5,10 +5,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <fstream>
 #include <iomanip>
+#include <iterator>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -188,9 +190,15 @@ RunRow executeClaimed(Store& store, Backend& backend, RunRow run, double leaseSe
 }
 
 std::set<int64_t> notRunnableMutants(Store& store) {
+  // Skipped under one configuration is not enough: some refusals depend on the parameters (more testing groups
+  // per CTA need more named barriers than the hardware has), and a run elsewhere shows the device can run it.
+  std::set<int64_t> skipped, ran;
+  for (const auto& r : store.runs("tune")) {
+    if (r.status == "skipped") skipped.insert(r.test);
+    if (isFinished(r.status) && r.status != "skipped") ran.insert(r.test);  // ok, or ended by the watchdog / a fault
+  }
   std::set<int64_t> out;
-  for (const auto& r : store.runs("tune"))
-    if (r.status == "skipped") out.insert(r.test);
+  std::set_difference(skipped.begin(), skipped.end(), ran.begin(), ran.end(), std::inserter(out, out.begin()));
   return out;
 }
 

@@ -44,8 +44,9 @@ void recordExecution(RunRow& run, const TestRow& test, const Execution& ex);
 /// Returns the finished row (status "lost" when another worker took the claim over).
 RunRow executeClaimed(Store& store, Backend& backend, RunRow run, double leaseSeconds);
 
-/// The mutants this device cannot run: a tuning run of them ended "skipped" (the generator refused them or
-/// they need another architecture, whatever the parameters). They are not killable here.
+/// The mutants this device cannot run: a tuning run of them ended "skipped" (the generator refused them or they
+/// need another architecture) and none ran (finished otherwise; a refusal may depend on the parameters). They are
+/// not killable here.
 [[nodiscard]] std::set<int64_t> notRunnableMutants(Store& store);
 
 /// A worker's options.

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "campaign/Backend.hpp"
+#include "campaign/Campaign.hpp"
 #include "campaign/Coverage.hpp"
 #include "campaign/Store.hpp"
 #include "campaign/Tune.hpp"
@@ -141,6 +142,16 @@ TEST_CASE("a mutant the device cannot run is not killable: the score counts it a
   CHECK(sc.notRunnable.at("async-proxy") == 1);
   CHECK(sc.byClass.count("async-proxy") == 0);
   CHECK(sc.byClass.at("generic-proxy").killable == 2);
+  // Refused under one configuration only (too many named barriers for its testing groups): the device can run it.
+  const int64_t other = s.addConfig(nlohmann::json{{"seed", 2}}, "tune-random");
+  const int64_t id = s.addRun(survivor, other, 1000, "tune");
+  REQUIRE(s.claimRun(id, "w", 60));
+  RunRow r = *s.run(id);
+  r.status = "skipped";
+  r.finished = now();
+  REQUIRE(s.finish(r));
+  CHECK(notRunnableMutants(s) == std::set<int64_t>{refused});
+  CHECK(scoreOf(s, c).killable == 2);
 }
 
 TEST_CASE("an unseen state of a test whose threads share one CTA is put down to the one SM", "[campaign]") {
