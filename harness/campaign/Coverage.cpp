@@ -178,6 +178,21 @@ std::string ShapeIndex::seenElsewhere(const litmus::Test& t, const std::string& 
          " instances), whose threads and condition are the same";
 }
 
+std::string ShapeIndex::unseenElsewhere(const litmus::Test& t, const std::string& self) const {
+  auto it = byKey_.find(key(t));
+  if (it == byKey_.end()) return "";
+  size_t others = 0;
+  uint64_t instances = 0;
+  for (const auto& [name, e] : it->second)
+    if (name != self && e.instances > 0) {
+      ++others;
+      instances += e.instances;
+    }
+  if (others == 0) return "";
+  return "nor did the " + std::to_string(others) + " other test(s) of its threads and condition (" +
+         std::to_string(instances) + " instances)";
+}
+
 UnseenState observedReason(const litmus::Test& t, const std::string& name, const std::string& state,
                            const std::map<std::string, uint64_t>& seen, const std::set<std::string>& allowed,
                            const ShapeIndex& shapes, ptx::Scope& narrow, ptx::Scope& wide) {
@@ -297,6 +312,10 @@ SuiteCoverage coverage(Store& store) {
           u.category = kUnexplained;
           u.evidence = std::to_string(c.instances) + " instances";
         }
+        // What the other tests of the shape did not show either (no sibling showed it: a sibling that did is the
+        // reason above).
+        if (pr.ok() && (u.category == kOneCta || u.category == kUnexplained))
+          if (std::string none = shapes.unseenElsewhere(*pr.test, c.name); !none.empty()) u.evidence += "; " + none;
       }
       c.unseen.push_back(u);
     }

@@ -64,6 +64,9 @@ class ShapeIndex {
   /// the one that showed it most often); "" if none did.
   [[nodiscard]] std::string seenElsewhere(const litmus::Test& t, const std::string& self,
                                           const std::string& state) const;
+  /// "nor did the N other test(s) of its threads and condition (M instances)": for a state none of them showed
+  /// (seenElsewhere empty); "" when the shape has no other test that ran.
+  [[nodiscard]] std::string unseenElsewhere(const litmus::Test& t, const std::string& self) const;
 
  private:
   struct Entry {

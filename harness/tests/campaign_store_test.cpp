@@ -336,3 +336,37 @@ TEST_CASE("a store made before tests.hanging reads as unknown, unchanged, and ge
   CHECK(columns() == 16);
   CHECK(s.test(tests[0].id).hanging == std::optional<std::set<std::string>>(std::set<std::string>{}));
 }
+
+TEST_CASE("an unseen state no test of its shape showed says how many tried", "[campaign]") {
+  TempDb db;
+  Store s(db.path.string());
+  const std::string weak = "1:r0=1; 1:r1=0;", flagOnly = "1:r0=1; 1:r1=1;", none = "1:r0=0; 1:r1=0;";
+  auto add = [&](const std::string& name, const std::string& writer) {
+    TestRow t;
+    t.name = name;
+    t.text = "PTX " + name + "\n{ x = 0; y = 0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n st.weak x, 1 | " +
+             "ld.relaxed.gpu r0, y ;\n " + writer + " | ld.weak r1, x ;\n exists (1:r0 == 1 /\\ 1:r1 == 0)\n";
+    t.hash = name;
+    t.allowed = std::set<std::string>{weak, flagOnly, none};
+    return s.addTest(t);
+  };
+  const int64_t fenced = add("MP+fence-in-cta", "st.release.gpu y, 1"),
+                relaxed = add("MP+rlx-in-cta", "st.relaxed.gpu y, 1");
+  const int64_t c = s.addConfig(nlohmann::json{{"seed", 1}}, "run");
+  for (int64_t test : {fenced, relaxed}) {
+    const int64_t id = s.addRun(test, c, 1000, "campaign");
+    REQUIRE(s.claimRun(id, "w", 60));
+    RunRow r = *s.run(id);
+    r.status = "ok";
+    r.states = {{none, 900}, {flagOnly, 100}};
+    r.instances = 1000;
+    r.finished = now();
+    REQUIRE(s.finish(r));
+  }
+  for (const auto& t : coverage(s).tests) {
+    REQUIRE(t.unseen.size() == 1);
+    CHECK(t.unseen[0].category == kOneCta);
+    CHECK_THAT(t.unseen[0].evidence,
+               Catch::EndsWith("; nor did the 1 other test(s) of its threads and condition (1000 instances)"));
+  }
+}
