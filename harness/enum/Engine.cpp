@@ -58,7 +58,7 @@ class Enumerator {
     try {
       events::forEachPathChoice(prog_, [&](const std::vector<int>& choice) {
         const uint64_t n0 = nodes_;
-        const uint64_t c0 = candidates_;
+        const uint64_t c0 = candidates_, a0 = abandoned_;
         runSkeleton(events::buildSkeleton(prog_, choice));
         ++skeletons_;
         if (statsPerChoice_) {  // PTXMM_ENUM_STATS=2: one line per path choice
@@ -70,8 +70,8 @@ class Enumerator {
                              : p.end == events::PathEnd::Blocked ? "(blocked)"
                                                                  : "(cut)");
           }
-          fmt::print(stderr, "enum path choice{}: {} events, {} search nodes, {} candidates\n", d, n_, nodes_ - n0,
-                     candidates_ - c0);
+          fmt::print(stderr, "enum path choice{}: {} events, {} search nodes, {} candidates, {} searches abandoned\n",
+                     d, n_, nodes_ - n0, candidates_ - c0, abandoned_ - a0);
         }
         if (nodes_ - n0 > maxSkeletonNodes_) {
           maxSkeletonNodes_ = nodes_ - n0;
