@@ -211,8 +211,9 @@ class Enumerator {
     cores_.clear();
     // Three decision orders (orderSteps); none is best on every test. The search starts with one and a
     // node budget; while it has evaluated no complete candidate (so that nothing was recorded yet), a
-    // search that spends its budget is abandoned for the next order, with the budget doubled after each
-    // round of the three. Once a candidate was evaluated the search runs to its end.
+    // search that spends its budget without reaching a deeper decision is abandoned for the next order,
+    // with the budget doubled after each round of the three. Once a candidate was evaluated the search
+    // runs to its end.
     uint64_t limit = std::max<uint64_t>(1, opts_.orderNodeBudget);
     for (int attempt = 0;; ++attempt) {
       orderSteps(attempt % 3 == 0 ? Order::ByNeighbour : attempt % 3 == 1 ? Order::ByLocation : Order::ByDepth);
@@ -224,6 +225,8 @@ class Enumerator {
       rf_ = BitMatrix(n_);
       co_ = initCo_;
       attemptNodes_ = 0;
+      attemptDepth_ = 0;
+      attemptDepthAt_ = 0;
       attemptCandidates_ = candidates_;
       attemptLimit_ = limit;
       stepDone_.assign(steps_.size(), 0);
@@ -240,7 +243,8 @@ class Enumerator {
     }
   }
 
-  // Thrown by viable() when the current decision order spent its node budget before any candidate.
+  // Thrown by viable() when the current decision order spent its node budget without going deeper, before
+  // any candidate.
   struct Abandon {};
   enum class Order {
     ByLocation,   // location by location (blocked waits' first, most RMW reads, most reads): appends, then reads
@@ -544,7 +548,13 @@ class Enumerator {
   bool viable(size_t step) {
     ++nodes_;
     budget();
-    if (++attemptNodes_ > attemptLimit_ && candidates_ == attemptCandidates_) throw Abandon{};
+    // The try is abandoned when it spent its budget without reaching a deeper decision than before (and
+    // evaluated no complete candidate): a search still going deeper is kept.
+    if (++attemptNodes_, step + 1 > attemptDepth_) {
+      attemptDepth_ = step + 1;
+      attemptDepthAt_ = attemptNodes_;
+    }
+    if (attemptNodes_ - attemptDepthAt_ > attemptLimit_ && candidates_ == attemptCandidates_) throw Abandon{};
     // Values resolved so far and the guards they decide.
     std::vector<char>& known = nodeKnown_;
     known.assign(reads_.size(), 0);
@@ -804,6 +814,7 @@ class Enumerator {
   std::vector<char> rmwPaired_;              // per read (index in reads_): decided with its RMW's write
   std::vector<char> blocked_;                // per read (index in reads_): a blocked wait (Skeleton::readsFinal)
   uint64_t attemptNodes_ = 0, attemptCandidates_ = 0, attemptLimit_ = 0;  // the current decision order's try
+  uint64_t attemptDepth_ = 0, attemptDepthAt_ = 0;  // its deepest decision so far, and the node that reached it
   std::vector<int> rmwRead_;                  // per write: index in reads_ of its RMW's read (decided with it), or -1
   std::vector<int> scItems_;                  // sorted
   std::vector<std::vector<int>> guardReads_;  // per guard of sk_: the reads (indices in reads_) it uses
