@@ -40,6 +40,7 @@ class Enumerator {
         interp_(model, concrete::engineInterpreterOptions()),
         pinterp_(model, concrete::engineInterpreterOptions()),
         ev_(prog.exprs),
+        fev_(prog.exprs),
         t0_(Clock::now()) {
     const auto& names = interp_.builtinNames();
     useSc_ = std::find(names.begin(), names.end(), events::builtinName(events::Builtin::sc)) != names.end();
@@ -57,8 +58,21 @@ class Enumerator {
     try {
       events::forEachPathChoice(prog_, [&](const std::vector<int>& choice) {
         const uint64_t n0 = nodes_;
+        const uint64_t c0 = candidates_, a0 = abandoned_;
         runSkeleton(events::buildSkeleton(prog_, choice));
         ++skeletons_;
+        if (statsPerChoice_) {  // PTXMM_ENUM_STATS=2: one line per path choice
+          std::string d;
+          for (size_t t = 0; t < choice.size(); ++t) {
+            const events::Path& p = prog_.paths[t][static_cast<size_t>(choice[t])];
+            d += fmt::format(" P{}:{}{}", t, choice[t],
+                             p.end == events::PathEnd::Normal    ? ""
+                             : p.end == events::PathEnd::Blocked ? "(blocked)"
+                                                                 : "(cut)");
+          }
+          fmt::print(stderr, "enum path choice{}: {} events, {} search nodes, {} candidates, {} searches abandoned\n",
+                     d, n_, nodes_ - n0, candidates_ - c0, abandoned_ - a0);
+        }
         if (nodes_ - n0 > maxSkeletonNodes_) {
           maxSkeletonNodes_ = nodes_ - n0;
           maxSkeletonEvents_ = n_;
@@ -155,6 +169,11 @@ class Enumerator {
       for (events::EventId d : deps) ks.push_back(readIndex_[static_cast<size_t>(sk.indexOf(d))]);
       guardReads_.push_back(std::move(ks));
     }
+    readGuards_.assign(reads_.size(), {});
+    for (size_t g = 0; g < guardReads_.size(); ++g)
+      for (int k : guardReads_[g])
+        if (k >= 0 && (readGuards_[static_cast<size_t>(k)].empty() || readGuards_[static_cast<size_t>(k)].back() != g))
+          readGuards_[static_cast<size_t>(k)].push_back(g);
     // The decisions (docs/design.md "The enum engine's search"): each location's co order is built as a
     // prefix, one write appended at a time (with the source of its read for an RMW whose read and write
     // access one location), and every other read gets its source.
@@ -190,13 +209,14 @@ class Enumerator {
       if (!ws.empty() && sk.event(static_cast<size_t>(ws[0])).isInit)
         for (size_t j = 1; j < ws.size(); ++j) initCo_.set(static_cast<size_t>(ws[0]), static_cast<size_t>(ws[j]));
     cores_.clear();
-    // Two decision orders (orderSteps); neither is best on every test. The search starts with one and a
+    // Three decision orders (orderSteps); none is best on every test. The search starts with one and a
     // node budget; while it has evaluated no complete candidate (so that nothing was recorded yet), a
-    // search that spends its budget is abandoned for the other order, with the budget doubled after each
-    // pair of tries. Once a candidate was evaluated the search runs to its end.
+    // search that spends its budget without reaching a deeper decision is abandoned for the next order,
+    // with the budget doubled after each round of the three. Once a candidate was evaluated the search
+    // runs to its end.
     uint64_t limit = std::max<uint64_t>(1, opts_.orderNodeBudget);
     for (int attempt = 0;; ++attempt) {
-      orderSteps(attempt % 2 == 0 ? Order::ByLocation : Order::ByDepth);
+      orderSteps(attempt % 3 == 0 ? Order::ByNeighbour : attempt % 3 == 1 ? Order::ByLocation : Order::ByDepth);
       order_.assign(sk.writesByLoc.size(), {});
       placed_.assign(n_, 0);
       for (const auto& ws : sk.writesByLoc)
@@ -205,27 +225,37 @@ class Enumerator {
       rf_ = BitMatrix(n_);
       co_ = initCo_;
       attemptNodes_ = 0;
+      attemptDepth_ = 0;
+      attemptDepthAt_ = 0;
       attemptCandidates_ = candidates_;
       attemptLimit_ = limit;
+      stepDone_.assign(steps_.size(), 0);
+      nodeKnown_.assign(reads_.size(), 0);
+      ev_.reset();
+      propagate(nodeKnown_);
       try {
         descend(0);
         return;
       } catch (const Abandon&) {
         ++abandoned_;
-        if (attempt % 2 == 1) limit *= 2;
+        if (attempt % 3 == 2) limit *= 2;
       }
     }
   }
 
-  // Thrown by viable() when the current decision order spent its node budget before any candidate.
+  // Thrown by viable() when the current decision order spent its node budget without going deeper, before
+  // any candidate.
   struct Abandon {};
   enum class Order {
-    ByLocation,  // location by location (most RMW reads first, then most reads): appends, then reads
-    ByDepth,     // every decision by the depth of its event, locations whose reads decide values first
+    ByLocation,   // location by location (blocked waits' first, most RMW reads, most reads): appends, then reads
+    ByNeighbour,  // the same, each location next to those before it in program order
+    ByDepth,      // every decision by the depth of its event, locations whose reads decide values first
   };
 
   // The steps_ of one decision order. ByLocation settles one location before the next, which keeps the
-  // choices of unrelated locations (the stages of a pipeline) from multiplying; ByDepth interleaves the
+  // choices of unrelated locations (the stages of a pipeline) from multiplying; ByNeighbour does too, but
+  // takes next the location closest in program order to those settled (one stage's barriers and buffer
+  // together, not every stage's full barrier first, whose chains wait on the empty barriers); ByDepth interleaves the
   // locations: first those some read of which decides something by its value (a path guard, a blocked
   // wait, a written value) or is an RMW's (the synchronisation), then the others, each decision in the
   // order of how late its event can happen (the longest chain of program order, issue, async order, RMW
@@ -261,19 +291,64 @@ class Enumerator {
       for (size_t k = 0; k < reads_.size(); ++k)
         if (rmwPaired_[k]) early(static_cast<int>(k));
     } else {
+      // The locations of blocked waits first (a path that blocks at a wait needs its location's co-last
+      // write to leave the wait unsatisfied, which refutes most such path choices), then most RMW reads,
+      // then most reads.
+      std::vector<char> blockedLoc(rank.size(), 0);
+      for (int r : sk.readsFinal)
+        if (r >= 0) blockedLoc[static_cast<size_t>(sk.event(static_cast<size_t>(r)).loc)] = 1;
       const BitSet rmwReads = sk.relation(events::nameOf(events::Builtin::rmw)).domain();
-      std::vector<std::tuple<size_t, size_t, size_t>> locs;  // (-RMW reads, -reads, location)
+      std::vector<std::tuple<char, size_t, size_t, size_t>> locs;  // (not blocked, -RMW reads, -reads, location)
       for (size_t loc = 0; loc < rank.size(); ++loc) {
         size_t rmws = 0;
         for (int r : sk.readsByLoc[loc]) rmws += rmwReads.test(static_cast<size_t>(r)) ? 1 : 0;
-        locs.emplace_back(SIZE_MAX - rmws, SIZE_MAX - sk.readsByLoc[loc].size(), loc);
+        locs.emplace_back(!blockedLoc[loc], SIZE_MAX - rmws, SIZE_MAX - sk.readsByLoc[loc].size(), loc);
       }
       std::sort(locs.begin(), locs.end());
-      for (size_t i = 0; i < locs.size(); ++i) rank[std::get<2>(locs[i])] = i;
+      for (size_t i = 0; i < locs.size(); ++i) rank[std::get<3>(locs[i])] = i;
+    }
+    if (ord == Order::ByNeighbour) {
+      // The first location of ByLocation, then location after location, each the one closest in program
+      // order to those already ordered: `near[a][b]` counts the accesses to b whose nearest earlier access
+      // (by the depth of the chains above) is to a, or the reverse. A pipeline's full barrier, buffer and
+      // empty barrier of one stage are then taken together, so that the waits on each constrain the
+      // others' chains as they grow, instead of every stage's full barrier first.
+      std::vector<std::vector<size_t>> near(rank.size(), std::vector<size_t>(rank.size(), 0));
+      for (size_t b = 0; b < n_; ++b) {
+        const events::Event& eb = sk.event(b);
+        if (eb.loc < 0 || eb.isInit) continue;
+        size_t best = 0;
+        std::vector<size_t> preds;
+        for (size_t a = 0; a < n_; ++a) {
+          const events::Event& ea = sk.event(a);
+          if (!later.test(a, b) || ea.loc < 0 || ea.loc == eb.loc) continue;
+          if (depth[a] > best) preds.clear();
+          if (depth[a] >= best) {
+            best = depth[a];
+            preds.push_back(a);
+          }
+        }
+        for (size_t a : preds) {
+          ++near[static_cast<size_t>(sk.event(a).loc)][static_cast<size_t>(eb.loc)];
+          ++near[static_cast<size_t>(eb.loc)][static_cast<size_t>(sk.event(a).loc)];
+        }
+      }
+      std::vector<size_t> byLoc(rank.size());  // locations in ByLocation's order
+      for (size_t loc = 0; loc < rank.size(); ++loc) byLoc[rank[loc]] = loc;
+      std::vector<char> taken(rank.size(), 0);
+      std::vector<size_t> weight(rank.size(), 0);
+      for (size_t i = 0; i < rank.size(); ++i) {
+        size_t pick = SIZE_MAX;
+        for (size_t loc : byLoc)  // the heaviest, the first in ByLocation's order among equals
+          if (!taken[loc] && (pick == SIZE_MAX || weight[loc] > weight[pick])) pick = loc;
+        taken[pick] = 1;
+        rank[pick] = i;
+        for (size_t loc = 0; loc < rank.size(); ++loc) weight[loc] += near[pick][loc];
+      }
     }
     // ByLocation: a location's appends (by depth), then its reads (by depth).
     auto key = [&](size_t e, size_t loc) {
-      const size_t readLater = ord == Order::ByLocation && sk.event(e).type == events::EventType::Read ? n_ : 0;
+      const size_t readLater = ord != Order::ByDepth && sk.event(e).type == events::EventType::Read ? n_ : 0;
       return rank[loc] * 2 * n_ + readLater + depth[e];
     };
     std::vector<std::tuple<size_t, size_t, Step>> items;  // (key, event, step)
@@ -301,7 +376,70 @@ class Enumerator {
   // extended. Every complete execution is evaluated exactly (evaluateLeaf).
   void descend(size_t i) {
     if (i == steps_.size()) return;
-    const Step& st = steps_[i];
+    const size_t pick = pickStep();
+    if (pick == SIZE_MAX) return;  // a read none of whose sources can be completed
+    stepDone_[pick] = 1;
+    descendStep(i, pick);
+    stepDone_[pick] = 0;
+  }
+
+  // The next decision: a read left with one possible source, or none (then the node is dead:
+  // SIZE_MAX), is decided first; otherwise the first step of the order not taken yet.
+  size_t pickStep() {
+    size_t first = SIZE_MAX;
+    for (size_t s = 0; s < steps_.size(); ++s) {
+      if (stepDone_[s]) continue;
+      if (first == SIZE_MAX) first = s;
+      if (steps_[s].kind != Step::Rf) continue;
+      const int left = sourcesLeft(steps_[s].index, 2);
+      if (left == 0) return SIZE_MAX;
+      if (left == 1) return s;
+    }
+    return first;
+  }
+
+  // How many sources of read k (up to `cap`) survive the checks the decision would fail at once: its
+  // core, a blocked wait's source with a co successor, a path guard that the source's value decides.
+  int sourcesLeft(size_t k, int cap) {
+    const auto r = static_cast<size_t>(reads_[k]);
+    const auto id = static_cast<size_t>(sk_->event(r).id);
+    int left = 0;
+    for (int wi : sources_[k]) {
+      const auto w = static_cast<size_t>(wi);
+      if (coreDead(coreKey(4, r, w, 0), {{w, r}}, {})) continue;
+      if (blocked_[k] && co_.row(w).any()) continue;
+      if (!readGuards_[k].empty()) {
+        bool ready = true;
+        for (int d : writeDeps_[w])
+          if (d >= 0 && !nodeKnown_[static_cast<size_t>(d)]) ready = false;
+        if (ready) {
+          fev_.reset();
+          const events::Event& we = sk_->event(w);
+          const int64_t v = we.value >= 0 ? fev_.eval(we.value, readVals_) : 0;
+          const int64_t saved = readVals_[id];
+          readVals_[id] = v;
+          fev_.reset();
+          bool holds = true;
+          for (size_t g : readGuards_[k]) {
+            bool gready = true;
+            for (int d : guardReads_[g])
+              if (d >= 0 && static_cast<size_t>(d) != k && !nodeKnown_[static_cast<size_t>(d)]) gready = false;
+            if (gready && fev_.eval(sk_->guards[g], readVals_) == 0) {
+              holds = false;
+              break;
+            }
+          }
+          readVals_[id] = saved;
+          if (!holds) continue;
+        }
+      }
+      if (++left >= cap) return left;
+    }
+    return left;
+  }
+
+  void descendStep(size_t i, size_t pick) {
+    const Step& st = steps_[pick];
     switch (st.kind) {
       case Step::Append: {
         // The next write of the location's co order: any write not placed yet. It follows every placed
@@ -410,9 +548,16 @@ class Enumerator {
   bool viable(size_t step) {
     ++nodes_;
     budget();
-    if (++attemptNodes_ > attemptLimit_ && candidates_ == attemptCandidates_) throw Abandon{};
+    // The try is abandoned when it spent its budget without reaching a deeper decision than before (and
+    // evaluated no complete candidate): a search still going deeper is kept.
+    if (++attemptNodes_, step + 1 > attemptDepth_) {
+      attemptDepth_ = step + 1;
+      attemptDepthAt_ = attemptNodes_;
+    }
+    if (attemptNodes_ - attemptDepthAt_ > attemptLimit_ && candidates_ == attemptCandidates_) throw Abandon{};
     // Values resolved so far and the guards they decide.
-    std::vector<char> known(reads_.size(), 0);
+    std::vector<char>& known = nodeKnown_;
+    known.assign(reads_.size(), 0);
     ev_.reset();
     propagate(known);
     for (size_t g = 0; g < guardReads_.size(); ++g) {
@@ -640,6 +785,7 @@ class Enumerator {
   cat::Interpreter<cat::BitAlgebra> interp_;
   cat::Interpreter<cat::MonotoneAlgebra> pinterp_;  // the model on partial executions
   concrete::Evaluator ev_;
+  concrete::Evaluator fev_;  // sourcesLeft's evaluator (ev_ keeps the node's values)
   Clock::time_point t0_;
   bool useSc_ = false;
   std::vector<int64_t> guessDomain_;
@@ -648,6 +794,8 @@ class Enumerator {
   // Counts for PTXMM_ENUM_STATS (docs/performance.md).
   uint64_t skeletons_ = 0, maxSkeletonNodes_ = 0, coreEvals_ = 0, abandoned_ = 0;
   size_t maxSkeletonEvents_ = 0;
+  bool statsPerChoice_ =
+      std::getenv("PTXMM_ENUM_STATS") != nullptr && std::string(std::getenv("PTXMM_ENUM_STATS")) == "2";
   bool prune_ = true;  // partial executions are checked against the model (MonotoneAlgebra)
   std::map<std::string, outcome::StateResult> states_;
 
@@ -666,9 +814,13 @@ class Enumerator {
   std::vector<char> rmwPaired_;              // per read (index in reads_): decided with its RMW's write
   std::vector<char> blocked_;                // per read (index in reads_): a blocked wait (Skeleton::readsFinal)
   uint64_t attemptNodes_ = 0, attemptCandidates_ = 0, attemptLimit_ = 0;  // the current decision order's try
+  uint64_t attemptDepth_ = 0, attemptDepthAt_ = 0;  // its deepest decision so far, and the node that reached it
   std::vector<int> rmwRead_;                  // per write: index in reads_ of its RMW's read (decided with it), or -1
   std::vector<int> scItems_;                  // sorted
   std::vector<std::vector<int>> guardReads_;  // per guard of sk_: the reads (indices in reads_) it uses
+  std::vector<std::vector<size_t>> readGuards_;  // per read (index in reads_): the guards that use it
+  std::vector<char> stepDone_;                   // per step of steps_: taken on the current search path
+  std::vector<char> nodeKnown_;                  // per read: value resolved at the current search node
   // One decision of the search: the place of a write in co, the source of a read, or the sc order.
   struct Step {
     enum Kind { Append, Rf, Sc } kind;

@@ -24,9 +24,9 @@ struct EnumOptions {
   uint64_t maxCandidates = 0;  ///< 0 = unlimited; more → Status::Unknown
   uint64_t maxNodes = 0;       ///< 0 = unlimited; more search nodes (partial executions) → Status::Unknown
   size_t maxStates = 0;        ///< 0 = unlimited; more distinct final states → Status::Unknown
-  /// Search nodes the first decision order of a path choice may spend before any complete candidate
-  /// before it is abandoned for the other order (docs/design.md "The enum engine's search"; doubled
-  /// after each pair of tries).
+  /// Search nodes the first decision order of a path choice may spend, before any complete candidate and
+  /// without reaching a deeper decision, before it is abandoned for the next order (docs/design.md "The
+  /// enum engine's search"; doubled after each round of the three orders).
   uint64_t orderNodeBudget = 1000;
   double timeoutSeconds = 0;                  ///< 0 = none; exceeded → Status::Timeout
   const std::atomic<bool>* cancel = nullptr;  ///< set by the caller to stop early (→ Unknown)

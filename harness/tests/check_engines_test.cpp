@@ -443,3 +443,42 @@ TEST_CASE("enum: more distinct final states than --max-states is unknown, as wit
     CHECK(v.states.size() == 40);
   }
 }
+
+TEST_CASE("enum: a ring that deadlocks keeps its blocked path choices (forced reads, blocked waits first)",
+          "[check][enum]") {
+  // bench/gen-pipelines.py ring-K2-N5 without the consumer's arrive on empty1 in iteration 1: the producer
+  // blocks at its wait on empty1 (iteration 3) and the consumer at its wait on full1 for lap 1. The search
+  // decides a read left with one possible source first and drops a node where a read has none, and takes
+  // the blocked waits' locations first: the one feasible path choice, both threads blocked, must survive
+  // with smt's state, flags and execution count.
+  auto r = enumAndSmt("ring-K2-N5-no-release1.litmus", {});
+  if (!r) return;
+  auto& [ve, vs] = *r;
+  CHECK(ve.noCompleteExecution);
+  CHECK(ve.flags.count("deadlock") == 1);
+  REQUIRE(ve.states.size() == 1);
+  CHECK(ve.positive + ve.negative == vs.positive + vs.negative);
+}
+
+TEST_CASE("enum: a wait that blocks at the end of a ring is found with the complete executions", "[check][enum]") {
+  // ring-K2-N5 whose last wait on full0 asks for parity 1 (lap 2 has parity 0): it succeeds at once on lap
+  // 1's phase (a race on buf0) or blocks after the producer's last refill, and the producer may block at
+  // its last wait too. Three path choices are feasible, two of them blocked; every one of them must be kept
+  // (the states, the deadlock flag and the execution counts are smt's).
+  auto r = enumAndSmt("ring-K2-N5-wrong-parity4.litmus", {});
+  if (!r) return;
+  auto& [ve, vs] = *r;
+  CHECK(ve.states.size() == 3);
+  CHECK(ve.flags.count("deadlock") == 1);
+  CHECK(ve.flags.count("data-race") == 1);
+  CHECK(ve.observation == check::Observation::Sometimes);
+  CHECK(ve.positive + ve.negative == vs.positive + vs.negative);
+  // With a first node budget of 8 the searches are abandoned for the other orders: the same result.
+  enumeration::EnumOptions eo;
+  eo.orderNodeBudget = 8;
+  auto r8 = enumAndSmt("ring-K2-N5-wrong-parity4.litmus", eo);
+  if (!r8) return;
+  CHECK(check::compareResults(r8->first, ve).empty());
+  CHECK(r8->first.positive == ve.positive);
+  CHECK(r8->first.negative == ve.negative);
+}
