@@ -61,10 +61,10 @@ def coverage_vs_params(d, out):
     for j in range(len(dims), rows * cols):
         axes[j // cols][j % cols].axis("off")
     handles, labels = axes[0][0].get_legend_handles_labels()
-    if handles:
-        fig.legend(handles, labels, loc="upper right", ncol=2)
-    fig.suptitle("Mutation score and allowed-state coverage of each configuration against each parameter")
-    fig.tight_layout(rect=(0, 0, 1, 0.95))
+    fig.suptitle("Mutation score and allowed-state coverage of each configuration against each parameter", y=0.995)
+    if handles:  # under the title, not over its end
+        fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.97), ncol=2, frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, 0.94))
     fig.savefig(out + "/coverage-vs-params.png", dpi=80)
     plt.close(fig)
 
