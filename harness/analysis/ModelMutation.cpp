@@ -273,10 +273,10 @@ std::vector<RuleCoverage> ruleCoverage(const cat::Model& model, const std::strin
   std::map<std::string, Original> originals;
   check::CheckOptions co = options.check;
   co.witnesses = false;
-  if (options.countExecutions && co.engine == check::Engine::Smt) co.smtCount = true;
+  if (options.countExecutions) co.countExecutions = true;
   check::CheckOptions fallback = co;  // enum engine gave up: smt, states and flags only
   fallback.engine = check::Engine::Smt;
-  fallback.smtCount = false;
+  fallback.countExecutions = false;
 
   std::vector<RuleCoverage> out(rules.size());
   std::vector<std::unique_ptr<z3::context>> contexts(

@@ -13,7 +13,7 @@
 // The mutation is done on the parsed model (cat::Model AST), so the model files are not touched.
 //
 // Verdicts are compared in the herd sense: status, the set of reachable states, each state's flags,
-// Ok/No, the observation, and (when both sides count executions: enum engine, or smt with smtCount)
+// Ok/No, the observation, and (when both sides count executions: CheckOptions::countExecutions)
 // the number of allowed executions reaching each state (herd's Positive/Negative witnesses). A rule
 // is live if removing it lets at least one more execution of some suite test through, or changes a
 // state or a flag; an axiom that only excludes executions already excluded by the others is dead.
@@ -79,8 +79,8 @@ struct RuleCoverage {
 /// Options of ruleCoverage.
 struct CoverageOptions {
   check::CheckOptions check;  ///< engine options (default smt)
-  /// Compare execution counts too (herd verdicts): the smt engine is run with smtCount; the enum
-  /// engine always counts. false: states, flags and Ok/No only.
+  /// Compare execution counts too (herd verdicts): the engine is run with CheckOptions::countExecutions.
+  /// false: states, flags and Ok/No only.
   bool countExecutions = true;
   /// With the enum engine: a test it cannot check (size or value-cycle limit, timeout) is checked
   /// with the smt engine instead (original and mutant alike; states and flags only, no counting).

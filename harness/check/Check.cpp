@@ -98,6 +98,7 @@ Verdict checkTest(const litmus::Test& test, const cat::Model& model, const std::
         enumeration::EnumOptions eo;
         eo.witnesses = options.witnesses;
         eo.maxStates = options.maxStates;
+        eo.countExecutions = options.countExecutions;
         // The test's deadline is polled through the installed budget; in both mode the enum engine also
         // has a budget of its own after which smt decides alone: at most half of what is left of the test's
         // time, so that smt always has the other half.
@@ -122,7 +123,7 @@ Verdict checkTest(const litmus::Test& test, const cat::Model& model, const std::
         }
         so.maxStates = options.maxStates;
         so.witnesses = options.witnesses;
-        so.countExecutions = options.smtCount;
+        so.countExecutions = options.countExecutions && options.engine == Engine::Smt;
         std::unique_ptr<z3::context> own;
         if (!ctx) own = std::make_unique<z3::context>();
         EngineResult r = smt::runSmt(ctx ? *ctx : *own, program, model, spec, so);
@@ -149,7 +150,7 @@ Verdict checkTest(const litmus::Test& test, const cat::Model& model, const std::
             v.internalError = true;
             v.message = fmt::format("internal error: engines disagree on test {} ({}): {}", test.name, test.file, d);
           } else {
-            v = std::move(ve);  // exact execution counts
+            v = std::move(ve);  // its execution counts when counted
             v.forbiddenBy = vs.forbiddenBy;
           }
           break;

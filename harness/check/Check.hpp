@@ -37,7 +37,9 @@ struct CheckOptions {
   /// Both mode: budget of the enum engine (ms, 0 = the test's timeout or none). When it is spent the
   /// smt verdict is used and marked "not cross-checked" (Verdict::note).
   unsigned enumBudgetMs = 20000;
-  bool smtCount = false;  ///< smt engine counts executions (slow); else enum counts (both) or 1 per state
+  /// Count every allowed execution of each state, as herd7 does (slower; in both mode the enum engine
+  /// counts); else each state counts 1 (Verdict::countsAreExecutions false).
+  bool countExecutions = false;
   /// Test hook: called on the smt result before comparison (to inject engine disagreements).
   std::function<void(EngineResult&)> smtResultHook;
 };

@@ -160,8 +160,8 @@ void printHerdLog(const Verdict& v, std::ostream& os, bool printTime, bool liven
   if (const LivenessReport live = liveness(v); livenessAlways || live.verdict != "live")
     os << "# Liveness: " << livenessLine(live) << "\n";
   if (!v.countsAreExecutions)
-    os << "# Positive/Negative and Observation count final states, not executions (smt engine); --engine enum, "
-          "--engine both or --smt-count count executions as herd7 does\n";
+    os << "# Positive/Negative and Observation count final states, not executions; --count counts executions as "
+          "herd7 does\n";
   for (const auto& f : findings(v))
     os << "# " << (f.check == f.flag ? f.flag : f.flag + " (" + f.check + ")") << ": " << f.text() << "  [state "
        << f.state << "]\n";

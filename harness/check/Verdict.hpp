@@ -47,8 +47,8 @@ struct Verdict {
   /// herd's `Positive:`/`Negative:` line prints them swapped for `~exists` (witnessCounts).
   uint64_t positive = 0;
   uint64_t negative = 0;
-  /// true: positive/negative count executions, as herd7 does (enum engine, both, smt with smtCount);
-  /// false: they count final states (smt engine by default), and the log says so in a `#` line.
+  /// true: positive/negative count executions, as herd7 does (CheckOptions::countExecutions, `--count`);
+  /// false: they count final states (the default), and the log says so in a `#` line.
   bool countsAreExecutions = true;
   Observation observation = Observation::Never;
   std::set<std::string> flags;  ///< union of the states' flags

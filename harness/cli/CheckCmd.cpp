@@ -28,7 +28,7 @@ struct CheckArgs {
   unsigned enumBudgetMs = 20000;
   bool noTime = false;
   bool liveness = false;
-  bool smtCount = false;
+  bool count = false;
   bool bless = false;
   std::string junit;
   std::string sarif;
@@ -64,7 +64,8 @@ void addCheckCommand(CLI::App& app, int& exitCode) {
   cmd->add_flag("--liveness", args->liveness,
                 "report whether every thread terminates under fair scheduling ('# Liveness:' line); a test that "
                 "may deadlock or spin forever fails unless its expectation names it");
-  cmd->add_flag("--smt-count", args->smtCount, "smt engine counts executions per state (slower)");
+  cmd->add_flag("--count,--smt-count", args->count,
+                "count every allowed execution of each state, as herd7 does (slower); else each state counts 1");
   cmd->add_flag("--bless", args->bless,
                 "write each decided verdict into the test's .expect line for the model (new or changed lines get a "
                 "TODO reason; tests that error, time out or stay unknown are not written)");
@@ -77,7 +78,7 @@ void addCheckCommand(CLI::App& app, int& exitCode) {
     opts.check.memoryBytes = args->budget.memoryLimit(args->jobs);
     opts.check.maxEvents = args->maxEvents;
     opts.check.maxStates = args->maxStates;
-    opts.check.smtCount = args->smtCount;
+    opts.check.countExecutions = args->count;
     opts.check.enumBudgetMs = args->enumBudgetMs;
     opts.check.witnesses = true;
     try {

@@ -12,6 +12,7 @@
 
 #include "cat/BitAlgebra.hpp"
 #include "cat/Interpreter.hpp"
+#include "cat/IntervalAlgebra.hpp"
 #include "cat/MonotoneAlgebra.hpp"
 #include "concrete/Concrete.hpp"
 #include "events/Builtins.hpp"
@@ -39,9 +40,11 @@ class Enumerator {
         opts_(opts),
         interp_(model, concrete::engineInterpreterOptions()),
         pinterp_(model, concrete::engineInterpreterOptions()),
+        iinterp_(model, concrete::engineInterpreterOptions()),
         ev_(prog.exprs),
         fev_(prog.exprs),
-        t0_(Clock::now()) {
+        t0_(Clock::now()),
+        byState_(!opts.countExecutions) {
     const auto& names = interp_.builtinNames();
     useSc_ = std::find(names.begin(), names.end(), events::builtinName(events::Builtin::sc)) != names.end();
     // Interesting values for guessing thin-air cycles: every constant of the program.
@@ -58,7 +61,7 @@ class Enumerator {
     try {
       events::forEachPathChoice(prog_, [&](const std::vector<int>& choice) {
         const uint64_t n0 = nodes_;
-        const uint64_t c0 = candidates_, a0 = abandoned_;
+        const uint64_t c0 = candidates_, a0 = abandoned_, l0 = leftOut_;
         runSkeleton(events::buildSkeleton(prog_, choice));
         ++skeletons_;
         if (statsPerChoice_) {  // PTXMM_ENUM_STATS=2: one line per path choice
@@ -70,8 +73,10 @@ class Enumerator {
                              : p.end == events::PathEnd::Blocked ? "(blocked)"
                                                                  : "(cut)");
           }
-          fmt::print(stderr, "enum path choice{}: {} events, {} search nodes, {} candidates, {} searches abandoned\n",
-                     d, n_, nodes_ - n0, candidates_ - c0, abandoned_ - a0);
+          fmt::print(stderr,
+                     "enum path choice{}: {} events, {} search nodes, {} candidates, {} searches abandoned, {} left "
+                     "out\n",
+                     d, n_, nodes_ - n0, candidates_ - c0, abandoned_ - a0, leftOut_ - l0);
         }
         if (nodes_ - n0 > maxSkeletonNodes_) {
           maxSkeletonNodes_ = nodes_ - n0;
@@ -89,14 +94,19 @@ class Enumerator {
       res.status = outcome::Status::Error;
       res.message = e.what();
     }
-    for (auto& [key, st] : states_) res.states.push_back(std::move(st));
+    for (auto& [key, st] : states_) {
+      if (!opts_.countExecutions) st.executions = 1;  // its other executions were not all visited
+      res.states.push_back(std::move(st));
+    }
+    res.countsAreExecutions = opts_.countExecutions;
     res.candidates = candidates_;
     if (std::getenv("PTXMM_ENUM_STATS") != nullptr)
       fmt::print(stderr,
                  "enum stats: {} path choices, {} search nodes (largest path choice: {} events, {} nodes), {} searches "
-                 "abandoned for the other order, {} core checks, {} candidates, {} states\n",
+                 "abandoned for the other order, {} core checks, {} candidates, {} states, {} partial candidates "
+                 "of a recorded state left out\n",
                  skeletons_, nodes_, maxSkeletonEvents_, maxSkeletonNodes_, abandoned_, coreEvals_, candidates_,
-                 res.states.size());
+                 res.states.size(), leftOut_);
     return res;
   }
 
@@ -124,6 +134,7 @@ class Enumerator {
     sk_ = &sk;
     n_ = sk.size();
     alg_.emplace(n_);
+    ialg_.reset();  // bound on first use (possibleFlags)
     cache_.clear();
     concrete::bindStatic(*alg_, sk);
     valueSets_ = concrete::hasValueSets(sk);
@@ -169,6 +180,23 @@ class Enumerator {
       for (events::EventId d : deps) ks.push_back(readIndex_[static_cast<size_t>(sk.indexOf(d))]);
       guardReads_.push_back(std::move(ks));
     }
+    // What the final state is made of: the reads its registers' values use and the locations it names.
+    stateRead_.assign(reads_.size(), 0);
+    stateLocs_.clear();
+    for (const auto& t : spec_.terms) {
+      if (!t.isReg()) {
+        stateLocs_.push_back(static_cast<size_t>(t.loc));
+        continue;
+      }
+      const auto& regs = sk.finalRegs.at(static_cast<size_t>(t.term.thread));
+      auto it = regs.find(t.term.reg);
+      if (it == regs.end()) continue;  // its initial value
+      std::vector<events::EventId> deps;
+      prog_.exprs.collectReads(it->second, deps);
+      for (events::EventId d : deps)
+        if (int di = sk.indexOf(d); di >= 0 && readIndex_[static_cast<size_t>(di)] >= 0)
+          stateRead_[static_cast<size_t>(readIndex_[static_cast<size_t>(di)])] = 1;
+    }
     readGuards_.assign(reads_.size(), {});
     for (size_t g = 0; g < guardReads_.size(); ++g)
       for (int k : guardReads_[g])
@@ -209,44 +237,83 @@ class Enumerator {
       if (!ws.empty() && sk.event(static_cast<size_t>(ws[0])).isInit)
         for (size_t j = 1; j < ws.size(); ++j) initCo_.set(static_cast<size_t>(ws[0]), static_cast<size_t>(ws[j]));
     cores_.clear();
+    coBase_ = initCo_;
+    resetSearch();
+    leaveOut_ = !opts_.countExecutions && possibleFlags(required_);
     // Three decision orders (orderSteps); none is best on every test. The search starts with one and a
     // node budget; while it has evaluated no complete candidate (so that nothing was recorded yet), a
     // search that spends its budget without reaching a deeper decision is abandoned for the next order,
     // with the budget doubled after each round of the three. Once a candidate was evaluated the search
     // runs to its end.
     uint64_t limit = std::max<uint64_t>(1, opts_.orderNodeBudget);
-    for (int attempt = 0;; ++attempt) {
-      orderSteps(attempt % 3 == 0 ? Order::ByNeighbour : attempt % 3 == 1 ? Order::ByLocation : Order::ByDepth);
-      order_.assign(sk.writesByLoc.size(), {});
-      placed_.assign(n_, 0);
+    const bool stateFirst = leaveOut_ && std::find(stateRead_.begin(), stateRead_.end(), 1) != stateRead_.end();
+    if (stateFirst && byState_) {
+      // Reads decided before co (ByState) are checked against the co pairs every allowed execution has:
+      // two writes of a location one order of which fails a check for good by itself (the core of
+      // placing the one before the other) are in the other order. ByLocation and ByNeighbour learn
+      // this as they append.
       for (const auto& ws : sk.writesByLoc)
-        if (!ws.empty() && sk.event(static_cast<size_t>(ws[0])).isInit) placed_[static_cast<size_t>(ws[0])] = 1;
-      src_.assign(reads_.size(), -1);
-      rf_ = BitMatrix(n_);
-      co_ = initCo_;
+        for (int a : ws)
+          for (int b : ws) {
+            const auto wa = static_cast<size_t>(a), wb = static_cast<size_t>(b);
+            if (a != b && !sk.event(wa).isInit && !sk.event(wb).isInit &&
+                coreDead(coreKey(1, wb, wa, 0), {}, {{wb, wa}}))
+              coBase_.set(wa, wb);
+          }
+      co_ = coBase_;
+    }
+    for (int attempt = 0;;) {
+      const Order ord = stateFirst && byState_ ? Order::ByState
+                        : attempt % 3 == 0     ? Order::ByNeighbour
+                        : attempt % 3 == 1     ? Order::ByLocation
+                                               : Order::ByDepth;
+      orderSteps(ord);
+      byStateTry_ = ord == Order::ByState;
+      resetSearch();
       attemptNodes_ = 0;
       attemptDepth_ = 0;
       attemptDepthAt_ = 0;
-      attemptCandidates_ = candidates_;
+      attemptCandidates_ = candidates_ + leftOut_;
       attemptLimit_ = limit;
       stepDone_.assign(steps_.size(), 0);
       nodeKnown_.assign(reads_.size(), 0);
       ev_.reset();
       propagate(nodeKnown_);
+      if (recordedState(nodeKnown_)) {  // every execution of the path choice (docs/design.md)
+        ++leftOut_;
+        return;
+      }
       try {
         descend(0);
         return;
       } catch (const Abandon&) {
         ++abandoned_;
-        if (attempt % 3 == 2) limit *= 2;
+        if (ord == Order::ByState) {
+          byState_ = false;  // for the rest of the test
+        } else {
+          if (attempt % 3 == 2) limit *= 2;
+          ++attempt;
+        }
       }
     }
+  }
+
+  // The root of the search: nothing decided but the init writes' place in co.
+  void resetSearch() {
+    order_.assign(sk_->writesByLoc.size(), {});
+    placed_.assign(n_, 0);
+    for (const auto& ws : sk_->writesByLoc)
+      if (!ws.empty() && sk_->event(static_cast<size_t>(ws[0])).isInit) placed_[static_cast<size_t>(ws[0])] = 1;
+    src_.assign(reads_.size(), -1);
+    rf_ = BitMatrix(n_);
+    co_ = coBase_;
   }
 
   // Thrown by viable() when the current decision order spent its node budget without going deeper, before
   // any candidate.
   struct Abandon {};
   enum class Order {
+    ByState,      // the reads the final state is made of first, then as ByLocation
     ByLocation,   // location by location (blocked waits' first, most RMW reads, most reads): appends, then reads
     ByNeighbour,  // the same, each location next to those before it in program order
     ByDepth,      // every decision by the depth of its event, locations whose reads decide values first
@@ -261,7 +328,9 @@ class Enumerator {
   // order of how late its event can happen (the longest chain of program order, issue, async order, RMW
   // and async-completion edges before it), so that the choices of early accesses, which decide the values
   // later ones see, are taken first (one mbarrier's RMW chain is then constrained by the waits on another
-  // as it grows).
+  // as it grows). ByState, used while states rather than executions are sought, decides first the reads
+  // whose values make the final state (then ByLocation): a subtree whose state is already recorded is
+  // then left out near its root (recordedState), instead of at its leaves.
   void orderSteps(Order ord) {
     const events::Skeleton& sk = *sk_;
     BitMatrix later(n_);
@@ -346,10 +415,23 @@ class Enumerator {
         for (size_t loc = 0; loc < rank.size(); ++loc) weight[loc] += near[pick][loc];
       }
     }
+    // ByState: the reads the state is made of and, transitively, those the values of their possible
+    // sources are computed from (a TMA copy's data from its tensor-map read).
+    std::vector<char> stateDeps = stateRead_;
+    for (bool grew = ord == Order::ByState; grew;) {
+      grew = false;
+      for (size_t k = 0; k < reads_.size(); ++k)
+        if (stateDeps[k])
+          for (int w : sources_[k])
+            for (int d : writeDeps_[static_cast<size_t>(w)])
+              if (d >= 0 && !stateDeps[static_cast<size_t>(d)]) stateDeps[static_cast<size_t>(d)] = grew = true;
+    }
     // ByLocation: a location's appends (by depth), then its reads (by depth).
     auto key = [&](size_t e, size_t loc) {
-      const size_t readLater = ord != Order::ByDepth && sk.event(e).type == events::EventType::Read ? n_ : 0;
-      return rank[loc] * 2 * n_ + readLater + depth[e];
+      const bool read = sk.event(e).type == events::EventType::Read;
+      if (ord == Order::ByState && read && stateDeps[static_cast<size_t>(readIndex_[e])]) return depth[e];
+      const size_t readLater = ord != Order::ByDepth && read ? n_ : 0;
+      return (ord == Order::ByState ? n_ : 0) + rank[loc] * 2 * n_ + readLater + depth[e];
     };
     std::vector<std::tuple<size_t, size_t, Step>> items;  // (key, event, step)
     for (size_t loc = 0; loc < sk.writesByLoc.size(); ++loc)
@@ -549,12 +631,15 @@ class Enumerator {
     ++nodes_;
     budget();
     // The try is abandoned when it spent its budget without reaching a deeper decision than before (and
-    // evaluated no complete candidate): a search still going deeper is kept.
+    // evaluated no complete candidate nor left out a recorded state's): a search still going deeper is kept.
     if (++attemptNodes_, step + 1 > attemptDepth_) {
       attemptDepth_ = step + 1;
       attemptDepthAt_ = attemptNodes_;
     }
-    if (attemptNodes_ - attemptDepthAt_ > attemptLimit_ && candidates_ == attemptCandidates_) throw Abandon{};
+    // The ByState try counts all its nodes: it is only worth it where the states come quickly.
+    if (attemptNodes_ - (byStateTry_ ? 0 : attemptDepthAt_) > attemptLimit_ &&
+        candidates_ + leftOut_ == attemptCandidates_)
+      throw Abandon{};
     // Values resolved so far and the guards they decide.
     std::vector<char>& known = nodeKnown_;
     known.assign(reads_.size(), 0);
@@ -571,8 +656,104 @@ class Enumerator {
       if (k < 0 || src_[static_cast<size_t>(k)] < 0) continue;
       if (co_.row(static_cast<size_t>(src_[static_cast<size_t>(k)])).any()) return false;
     }
+    if (recordedState(known)) {
+      ++leftOut_;
+      return false;
+    }
     if (!prune_ || (step + 2 == steps_.size() && scItems_.empty())) return true;
     return modelOpen(rf_, co_);
+  }
+
+  // Whether every completion of the partial execution can be left out, executions not being counted: its
+  // final state is decided (the reads it is made of resolved, the locations it names with every write
+  // placed in co) and already recorded with every flag an execution of this path choice may raise
+  // (required_). Such a completion, if allowed, adds nothing to the result.
+  bool recordedState(const std::vector<char>& known) {
+    if (!leaveOut_ || states_.empty()) return false;
+    for (size_t k = 0; k < reads_.size(); ++k)
+      if (stateRead_[k] && !known[k]) return false;
+    for (size_t loc : stateLocs_)
+      for (int wi : sk_->writesByLoc[loc]) {
+        const auto w = static_cast<size_t>(wi);
+        if (!placed_[w]) return false;
+        if (co_.row(w).none())  // the co-last write: its value must be known
+          for (int d : writeDeps_[w])
+            if (d >= 0 && !known[static_cast<size_t>(d)]) return false;
+      }
+    const std::vector<int64_t> vals = concrete::finalValues(
+        spec_, *sk_, co_,
+        [&](int w) {
+          const events::Event& e = sk_->event(static_cast<size_t>(w));
+          return e.value >= 0 ? ev_.eval(e.value, readVals_) : int64_t{0};
+        },
+        [&](events::ExprId x) { return ev_.eval(x, readVals_); });
+    auto it = states_.find(spec_.key(vals));
+    if (it == states_.end()) return false;
+    return std::all_of(required_.begin(), required_.end(),
+                       [&](const std::string& f) { return it->second.flags.count(f) != 0; });
+  }
+
+  // The flags an allowed completion of the partial execution may raise, into `out`: the path choice's own
+  // (cut; deadlock, or else completes), undefined for an undefined condition of its paths, and every flag
+  // and undefined_unless check of the model that the bounds of cat::IntervalAlgebra do not rule out. The
+  // bounds: rf, co and sc from what is decided to what may still be added (every source left to an
+  // undecided read, both orders of two unplaced writes, any sc order), fr from theirs, FW from the co-last
+  // writes of the locations placed in full to those and the unplaced writes, the value-dependent sets
+  // from none to every event. False when the model cannot be evaluated so.
+  bool possibleFlags(std::vector<std::string>& out) {
+    const events::Skeleton& sk = *sk_;
+    out.clear();
+    if (sk.cut) out.emplace_back(outcome::kCutFlag);
+    out.emplace_back(sk.blocked ? "deadlock" : "completes");
+    if (!sk.undefinedIf.empty()) out.emplace_back("undefined");
+    if (!ialg_) {
+      ialg_.emplace(n_);
+      icache_.clear();
+      for (const auto& [name, bits] : sk.sets) ialg_->setSet(name, bits, bits);
+      for (const auto& [name, bits] : sk.relations) ialg_->setRel(name, bits, bits);
+    }
+    BitMatrix rfHi = rf_, coHi = co_, scHi(n_);
+    for (size_t k = 0; k < reads_.size(); ++k)
+      if (src_[k] < 0)
+        for (int w : sources_[k]) rfHi.set(static_cast<size_t>(w), static_cast<size_t>(reads_[k]));
+    BitSet fwLo(n_), fwHi(n_), all(n_);
+    for (const auto& ws : sk.writesByLoc) {
+      bool complete = true;
+      for (int a : ws) {
+        const auto wa = static_cast<size_t>(a);
+        if (placed_[wa]) continue;
+        complete = false;
+        fwHi.set(wa);
+        for (int b : ws)
+          if (b != a && !placed_[static_cast<size_t>(b)]) coHi.set(wa, static_cast<size_t>(b));
+      }
+      for (int a : ws)
+        if (complete && co_.row(static_cast<size_t>(a)).none()) fwLo.set(static_cast<size_t>(a));
+    }
+    fwHi |= fwLo;
+    for (int a : scItems_)
+      for (int b : scItems_)
+        if (a != b) scHi.set(static_cast<size_t>(a), static_cast<size_t>(b));
+    for (size_t i = 0; i < n_; ++i) all.set(i);
+    ialg_->setRel(events::nameOf(events::Builtin::rf), rf_, rfHi);
+    ialg_->setRel(events::nameOf(events::Builtin::co), co_, coHi);
+    ialg_->setRel(events::nameOf(events::Builtin::fr), rf_.transpose().compose(co_), rfHi.transpose().compose(coHi));
+    ialg_->setRel(events::nameOf(events::Builtin::sc), BitMatrix(n_), scHi);
+    ialg_->setSet(events::nameOf(events::Builtin::FW), fwLo, fwHi);
+    for (const auto& [name, members] : sk.dynamicSets) ialg_->setSet(name, BitSet(n_), all);
+    try {
+      cat::ModelResult<cat::IntervalAlgebra> r = iinterp_.run(*ialg_, {}, &icache_);
+      for (const auto& o : r.outcomes)
+        for (const auto& c : o.checks) {
+          std::string name;
+          if (c.info->kind == cat::CheckKind::Flag && c.value.canHold) name = c.info->name;
+          if (c.info->kind == cat::CheckKind::Undefined && c.value.canFail) name = "undefined";
+          if (!name.empty() && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+        }
+    } catch (const DiagnosticError&) {
+      return false;  // evaluated on complete executions only: every execution is visited
+    }
+    return true;
   }
 
   // Whether the model's plain checks leave the partial execution (rf, co) open: none fails for good.
@@ -784,6 +965,7 @@ class Enumerator {
   const EnumOptions& opts_;
   cat::Interpreter<cat::BitAlgebra> interp_;
   cat::Interpreter<cat::MonotoneAlgebra> pinterp_;  // the model on partial executions
+  cat::Interpreter<cat::IntervalAlgebra> iinterp_;  // bounds of the model's values (possibleFlags)
   concrete::Evaluator ev_;
   concrete::Evaluator fev_;  // sourcesLeft's evaluator (ev_ keeps the node's values)
   Clock::time_point t0_;
@@ -792,11 +974,13 @@ class Enumerator {
   uint64_t candidates_ = 0;  // complete executions evaluated
   uint64_t nodes_ = 0;       // partial executions checked
   // Counts for PTXMM_ENUM_STATS (docs/performance.md).
-  uint64_t skeletons_ = 0, maxSkeletonNodes_ = 0, coreEvals_ = 0, abandoned_ = 0;
+  uint64_t skeletons_ = 0, maxSkeletonNodes_ = 0, coreEvals_ = 0, abandoned_ = 0, leftOut_ = 0;
   size_t maxSkeletonEvents_ = 0;
   bool statsPerChoice_ =
       std::getenv("PTXMM_ENUM_STATS") != nullptr && std::string(std::getenv("PTXMM_ENUM_STATS")) == "2";
-  bool prune_ = true;  // partial executions are checked against the model (MonotoneAlgebra)
+  bool prune_ = true;        // partial executions are checked against the model (MonotoneAlgebra)
+  bool byState_;             // the ByState order is tried first (until it is abandoned once in this test)
+  bool byStateTry_ = false;  // the current search is in the ByState order
   std::map<std::string, outcome::StateResult> states_;
 
   // Per skeleton.
@@ -821,6 +1005,10 @@ class Enumerator {
   std::vector<std::vector<size_t>> readGuards_;  // per read (index in reads_): the guards that use it
   std::vector<char> stepDone_;                   // per step of steps_: taken on the current search path
   std::vector<char> nodeKnown_;                  // per read: value resolved at the current search node
+  std::vector<char> stateRead_;                  // per read: its value is part of the final state
+  std::vector<size_t> stateLocs_;                // the locations the final state names
+  bool leaveOut_ = false;                        // partial candidates of a recorded state are left out (recordedState)
+  std::vector<std::string> required_;            // the flags an execution of this path choice may raise (possibleFlags)
   // One decision of the search: the place of a write in co, the source of a read, or the sc order.
   struct Step {
     enum Kind { Append, Rf, Sc } kind;
@@ -829,12 +1017,15 @@ class Enumerator {
   };
   std::vector<Step> steps_;
   std::optional<cat::MonotoneAlgebra> palg_;  // the model on partial executions
+  std::optional<cat::IntervalAlgebra> ialg_;  // the flags completions may raise (possibleFlags)
+  cat::RunCache<cat::IntervalAlgebra> icache_;
   cat::RunCache<cat::MonotoneAlgebra> pcache_;
   // Per candidate.
   std::vector<int> src_;
   std::vector<int64_t> readVals_;
-  BitMatrix rf_, co_;                            // the decisions taken so far
-  BitMatrix initCo_;                             // the co pairs of the init writes
+  BitMatrix rf_, co_;  // the decisions taken so far
+  BitMatrix initCo_;   // the co pairs of the init writes
+  BitMatrix coBase_;   // the co pairs every search of the path choice starts with (initCo_, maybe more)
   std::unordered_map<uint64_t, bool> cores_;     // per skeleton: whether a core (coreDead) fails for good
   std::vector<char> known_;                      // reads resolved without guessing
   bool solved_ = false;                          // solutions_ computed for this candidate

@@ -6,6 +6,8 @@
 // guard or when one of the model's own checks fails on it in a way no completion can repair
 // (cat::MonotoneAlgebra: the check's relation only grows with rf, co and sc). The search assumes nothing
 // about the model beyond what that evaluation shows, and every complete candidate is evaluated exactly.
+// Unless executions are counted, a partial candidate whose final state is already recorded with every
+// flag its completions could add is not extended either.
 #pragma once
 
 #include <atomic>
@@ -28,6 +30,10 @@ struct EnumOptions {
   /// without reaching a deeper decision, before it is abandoned for the next order (docs/design.md "The
   /// enum engine's search"; doubled after each round of the three orders).
   uint64_t orderNodeBudget = 1000;
+  /// Count every allowed execution of each state, as herd7 does. Otherwise a subtree of the search whose
+  /// final state is decided, already recorded and cannot gain a flag is left out (docs/design.md "States,
+  /// not executions"), and each state counts 1 (EngineResult::countsAreExecutions false).
+  bool countExecutions = false;
   double timeoutSeconds = 0;                  ///< 0 = none; exceeded → Status::Timeout
   const std::atomic<bool>* cancel = nullptr;  ///< set by the caller to stop early (→ Unknown)
 };

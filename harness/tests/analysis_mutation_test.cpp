@@ -101,7 +101,7 @@ TEST_CASE("verdictDifference compares execution counts (herd Positive/Negative)"
   b.states[0].executions = 2;  // same state, one more allowed execution
   check::finalizeVerdict(b);
   CHECK(verdictDifference(a, b) == "state '1:r0=1;': executions 1 -> 2");
-  // without execution counts (smt without smtCount) only states, flags and Ok/No are compared
+  // without execution counts (without CheckOptions::countExecutions) only states, flags and Ok/No are compared
   b.countsAreExecutions = false;
   CHECK(verdictDifference(a, b).empty());
 }
@@ -116,7 +116,7 @@ TEST_CASE("FenceSC is live through execution counts only (ax-fence.sc+bar.sync-i
   for (auto engine : {check::Engine::Enum, check::Engine::Smt}) {
     check::CheckOptions co;
     co.engine = engine;
-    co.smtCount = true;
+    co.countExecutions = true;
     co.witnesses = false;
     auto orig = check::checkTest(test, model, "ptx", co);
     auto mut = check::checkTest(test, withoutRule(model, *it), "ptx", co);

@@ -156,8 +156,10 @@ TEST_CASE("enum counts executions like herd7", "[check][engines]") {
   litmus::Test test = litmus::parseTest(kShapes[0].text, "SB.litmus");
   check::CheckOptions opts;
   opts.engine = check::Engine::Enum;
+  opts.countExecutions = true;
   check::Verdict v = check::checkTest(test, scModel(), "sc-test", opts);
   REQUIRE(v.status == check::Status::Ok);
+  CHECK(v.countsAreExecutions);
   CHECK(v.positive == 0);
   CHECK(v.negative == 3);
   CHECK(!v.ok);
@@ -373,10 +375,12 @@ std::optional<PtxCase> loadPtxCase(const std::string& name) {
 
 // Runs the enum engine with `eo` and smt counting executions on a case of harness/tests/data/enum; both
 // must decide, with the same states and flags. Returns the enum verdict and smt's.
-std::pair<check::Verdict, check::Verdict> enumAndSmt(const std::string& name, const enumeration::EnumOptions& eo) {
+// Both engines counting executions (`eo` is used with countExecutions set).
+std::pair<check::Verdict, check::Verdict> enumAndSmt(const std::string& name, enumeration::EnumOptions eo) {
   auto pc = loadPtxCase(name);
   if (!pc) FAIL("test data or model missing: " << name);  // both are in the repository: never skipped
   PtxCase& c = *pc;
+  eo.countExecutions = true;
   check::EngineResult e = enumeration::runEnum(c.prog, c.model, c.spec, eo);
   INFO(e.message);
   REQUIRE(e.status == check::Status::Ok);
@@ -415,6 +419,62 @@ TEST_CASE("enum: a search abandoned for the other decision order counts every ex
   auto [ve, vs] = enumAndSmt("ringmc-K2-N3.litmus", eo);
   CHECK(ve.positive + ve.negative == 8);
   CHECK(vs.positive + vs.negative == 8);
+}
+
+TEST_CASE("enum: without counting, the executions of a recorded state are left out, its flags kept", "[check][enum]") {
+  const std::filesystem::path modelFile = std::filesystem::path(PTXMM_SOURCE_DIR) / "models/ptx.cat";
+  if (!std::filesystem::exists(modelFile)) FAIL("models/ptx.cat missing");  // in the repository: never skipped
+  cat::Model ptx = cat::loadModel(modelFile);
+  // cow-W3-R1: 2,520 allowed executions, 40 states. Counted, every one is a candidate; not counted, a
+  // subtree whose state (the reader's two values, decided first) is recorded is left out, and no
+  // completion can raise a flag (every access is morally strong: data-race's bound above is empty).
+  litmus::Test cow = litmus::parseTest(kCowW3R1, "cow-W3-R1.litmus");
+  events::EventProgram prog = events::lower(cow);
+  outcome::StateSpec spec =
+      outcome::makeStateSpec(*prog.test, [&](const litmus::LocRef& r) { return events::findLocation(prog, r); });
+  enumeration::EnumOptions counted;
+  counted.countExecutions = true;
+  check::EngineResult all = enumeration::runEnum(prog, ptx, spec, counted);
+  check::EngineResult states = enumeration::runEnum(prog, ptx, spec, {});
+  REQUIRE(all.status == check::Status::Ok);
+  REQUIRE(states.status == check::Status::Ok);
+  CHECK(all.countsAreExecutions);
+  CHECK(!states.countsAreExecutions);
+  CHECK(all.candidates >= 2520);
+  CHECK(states.candidates == 40);
+  check::Verdict va = check::makeVerdict(cow, std::move(all)), vs = check::makeVerdict(cow, std::move(states));
+  CHECK(check::compareResults(va, vs).empty());
+  CHECK(va.positive + va.negative == 2520);
+  CHECK(vs.positive + vs.negative == 40);
+  for (const auto& st : vs.states) CHECK(st.executions == 1);
+
+  // The state 1:r0=0 is reached by reading the init write and by reading P0's write of 0; only the second
+  // raises the model's ext-read flag (a read from another thread's write). The init write is tried first, so the state
+  // is recorded without the flag; the other execution may add it (possibleFlags), so it is not left out.
+  cat::Model ext = cat::parseModel(R"("ext-test"
+let com = rf | co | fr
+acyclic po | com as sc
+flag ~empty (([W \ IW] ; rf) & ext) as ext-read
+)",
+                                   "ext-test.cat");
+  litmus::Test zero = litmus::parseTest(R"(PTX W0
+{ x = 0 }
+ P0@cta 0,gpu 0      | P1@cta 1,gpu 0       ;
+ st.relaxed.gpu x, 0 | ld.relaxed.gpu r0, x ;
+exists (1:r0 == 0)
+)",
+                                        "W0.litmus");
+  for (bool count : {true, false}) {
+    check::CheckOptions opts;
+    opts.engine = check::Engine::Enum;
+    opts.countExecutions = count;
+    check::Verdict v = check::checkTest(zero, ext, "ext-test", opts);
+    INFO("counted: " << count << " " << v.message);
+    REQUIRE(v.status == check::Status::Ok);
+    REQUIRE(v.states.size() == 1);
+    CHECK(v.states[0].flags.count("ext-read") == 1);
+    CHECK(v.positive == (count ? 2 : 1));
+  }
 }
 
 TEST_CASE("enum: more distinct final states than --max-states is unknown, as with smt", "[check][enum]") {

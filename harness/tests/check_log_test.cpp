@@ -106,13 +106,13 @@ TEST_CASE("flags, never, forall and not-exists", "[check][log]") {
   CHECK(us.str().find("\nUndef\nWitnesses\nPositive: 1 Negative: 3\nFlag *undef*\nFlag data-race\nCondition ") !=
         std::string::npos);
 
-  // Counts of final states (smt engine without --smt-count): said in a `#` line after the Hash line.
+  // Counts of final states (without --count): said in a `#` line after the Hash line.
   check::Verdict c = sbVerdict();
   c.countsAreExecutions = false;
   std::ostringstream cs;
   check::printHerdLog(c, cs, false);
   CHECK(cs.str().find("Hash=edd4722437d708675ed921e7607e77f0\n# Positive/Negative and Observation count final "
-                      "states, not executions (smt engine)") != std::string::npos);
+                      "states, not executions; --count counts executions") != std::string::npos);
 }
 
 TEST_CASE("JSON verdicts", "[check][json]") {

@@ -186,7 +186,7 @@ TEST_CASE("herd log: exists, ~exists and forall line for line as herd7 writes th
   fs::path sc = s.write("sc.cat", kSc);
   auto run = [&](const std::string& cond) {
     fs::path t = s.write("MP.litmus", withCondition(cond));
-    Run r = s.ptxmm("check --engine enum --no-time --model " + sc.string() + " " + t.string());
+    Run r = s.ptxmm("check --engine enum --count --no-time --model " + sc.string() + " " + t.string());
     INFO(r.out << r.err);
     REQUIRE(r.rc == 0);
     return r.out;
@@ -273,39 +273,47 @@ TEST_CASE("herd log: a failed undefined_unless check prints Undef and Flag *unde
   CHECK(o["ok"] == false);
 }
 
-TEST_CASE("herd log: smt counts final states and says so, with the Observation of enum", "[cli][herdlog]") {
+TEST_CASE("herd log: without --count final states are counted and the log says so, with the Observation of --count",
+          "[cli][herdlog]") {
   Scratch s("herdlog-counts");
   fs::path sc = s.write("sc.cat", kSc);
   // r1 is not observed: the state 1:r0=0 is reached by two executions (r1 = 0 or 1), 1:r0=1 by one.
   fs::path t = s.write("MP.litmus", withCondition("exists (1:r0 == 1)"));
   const std::string note =
-      "# Positive/Negative and Observation count final states, not executions (smt engine); --engine enum, "
-      "--engine both or --smt-count count executions as herd7 does\n";
+      "# Positive/Negative and Observation count final states, not executions; --count counts executions as "
+      "herd7 does\n";
   std::map<std::string, std::string> out;
-  for (const char* e : {"enum", "both", "smt", "smt --smt-count"}) {
+  for (const char* e : {"enum", "both", "smt", "enum --count", "both --count", "smt --count", "smt --smt-count"}) {
     Run r = s.ptxmm(std::string("check --no-time --engine ") + e + " --model " + sc.string() + " " + t.string());
     INFO(e << "\n" << r.out << r.err);
     REQUIRE(r.rc == 0);
     out[e] = r.out;
   }
-  for (const char* e : {"enum", "both", "smt --smt-count"}) {
+  for (const char* e : {"enum --count", "both --count", "smt --count", "smt --smt-count"}) {
     INFO(e << "\n" << out[e]);
     CHECK(out[e].find("Ok\nWitnesses\nPositive: 1 Negative: 2\n") != std::string::npos);
     CHECK(out[e].find("Observation MP Sometimes 1 2\n") != std::string::npos);
     CHECK(out[e].find(note) == std::string::npos);
   }
-  INFO(out["smt"]);
-  CHECK(out["smt"].find("Ok\nWitnesses\nPositive: 1 Negative: 1\n") != std::string::npos);
-  CHECK(out["smt"].find("Observation MP Sometimes 1 1\n") != std::string::npos);
-  CHECK(out["smt"].find("Hash=" + std::string(readLog(out["enum"]).at("MP").hash) + "\n" + note) != std::string::npos);
-  // Both engines: the same states, validation and Observation word.
-  auto a = readLog(out["enum"]).at("MP"), b = readLog(out["smt"]).at("MP");
+  for (const char* e : {"enum", "both", "smt"}) {
+    INFO(e << "\n" << out[e]);
+    CHECK(out[e].find("Ok\nWitnesses\nPositive: 1 Negative: 1\n") != std::string::npos);
+    CHECK(out[e].find("Observation MP Sometimes 1 1\n") != std::string::npos);
+    CHECK(out[e].find("Hash=" + std::string(readLog(out["enum --count"]).at("MP").hash) + "\n" + note) !=
+          std::string::npos);
+  }
+  // Counted or not: the same states, validation and Observation word.
+  auto a = readLog(out["enum --count"]).at("MP"), b = readLog(out["smt"]).at("MP");
   CHECK(a.states == b.states);
   CHECK(a.validation == b.validation);
   CHECK(a.observation.substr(0, a.observation.rfind(' ', a.observation.rfind(' ') - 1)) ==
         b.observation.substr(0, b.observation.rfind(' ', b.observation.rfind(' ') - 1)));
-  Run j = s.ptxmm("check --json --engine smt --model " + sc.string() + " " + t.string());
-  CHECK(nlohmann::json::parse(j.out.substr(0, j.out.find('\n')))["countsAreExecutions"] == false);
+  for (const char* e : {"smt", "enum"}) {
+    Run j = s.ptxmm(std::string("check --json --engine ") + e + " --model " + sc.string() + " " + t.string());
+    CHECK(nlohmann::json::parse(j.out.substr(0, j.out.find('\n')))["countsAreExecutions"] == false);
+    j = s.ptxmm(std::string("check --json --count --engine ") + e + " --model " + sc.string() + " " + t.string());
+    CHECK(nlohmann::json::parse(j.out.substr(0, j.out.find('\n')))["countsAreExecutions"] == true);
+  }
 }
 
 TEST_CASE("herd log: a ptxmm log and a herd7 log of the same program match as mcompare7 compares them",
