@@ -24,6 +24,33 @@ struct StringHash {
   size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 
+/// The built-in sets and relations an engine binds, by name: the environment of the algebras over
+/// partial executions (MonotoneAlgebra, IntervalAlgebra), whose values are Set and Rel.
+template <class Set, class Rel>
+class BuiltinTable {
+ public:
+  /// Binds (or rebinds) the set `name`.
+  void bindSet(std::string name, Set s) { sets_[std::move(name)] = std::move(s); }
+  /// Binds (or rebinds) the relation `name`.
+  void bindRel(std::string name, Rel r) { rels_[std::move(name)] = std::move(r); }
+  /// The set `name`, if bound.
+  std::optional<Set> set(std::string_view name) const {
+    auto it = sets_.find(name);
+    if (it == sets_.end()) return std::nullopt;
+    return it->second;
+  }
+  /// The relation `name`, if bound.
+  std::optional<Rel> rel(std::string_view name) const {
+    auto it = rels_.find(name);
+    if (it == rels_.end()) return std::nullopt;
+    return it->second;
+  }
+
+ private:
+  std::unordered_map<std::string, Set, StringHash, std::equal_to<>> sets_;
+  std::unordered_map<std::string, Rel, StringHash, std::equal_to<>> rels_;
+};
+
 /// Concrete algebra over n events (see Algebra.hpp for the meaning of every member).
 class BitAlgebra {
  public:

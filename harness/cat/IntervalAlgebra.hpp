@@ -57,10 +57,12 @@ class IntervalAlgebra {
   explicit IntervalAlgebra(size_t n) : b_(n) {}
 
   /// Binds (or rebinds) the built-in set `name` to the bounds lo ⊆ hi.
-  void setSet(std::string name, BitSet lo, BitSet hi) { sets_[std::move(name)] = ISet{std::move(lo), std::move(hi)}; }
+  void setSet(std::string name, BitSet lo, BitSet hi) {
+    env_.bindSet(std::move(name), ISet{std::move(lo), std::move(hi)});
+  }
   /// Binds (or rebinds) the built-in relation `name` to the bounds lo ⊆ hi.
   void setRel(std::string name, BitMatrix lo, BitMatrix hi) {
-    rels_[std::move(name)] = IRel{std::move(lo), std::move(hi)};
+    env_.bindRel(std::move(name), IRel{std::move(lo), std::move(hi)});
   }
 
   /// Number of events.
@@ -124,17 +126,9 @@ class IntervalAlgebra {
   /// Exact equality of the bounds.
   bool sameRel(const Rel& a, const Rel& b) const { return a.lo == b.lo && a.hi == b.hi; }
   /// The built-in set `name`, if bound.
-  std::optional<Set> builtinSet(std::string_view name) const {
-    auto it = sets_.find(name);
-    if (it == sets_.end()) return std::nullopt;
-    return it->second;
-  }
+  std::optional<Set> builtinSet(std::string_view name) const { return env_.set(name); }
   /// The built-in relation `name`, if bound.
-  std::optional<Rel> builtinRel(std::string_view name) const {
-    auto it = rels_.find(name);
-    if (it == rels_.end()) return std::nullopt;
-    return it->second;
-  }
+  std::optional<Rel> builtinRel(std::string_view name) const { return env_.rel(name); }
   /// The value of a check that is the same on every execution (for `if` and the early cut).
   std::optional<bool> knownBool(const Bool& b) const {
     if (b.canHold == b.canFail) return std::nullopt;
@@ -159,8 +153,7 @@ class IntervalAlgebra {
   static Set exact(const BitSet& s) { return {s, s}; }
   static Rel exact(const BitMatrix& r) { return {r, r}; }
   BitAlgebra b_;
-  std::unordered_map<std::string, ISet, StringHash, std::equal_to<>> sets_;
-  std::unordered_map<std::string, IRel, StringHash, std::equal_to<>> rels_;
+  BuiltinTable<ISet, IRel> env_;
 };
 
 static_assert(Algebra<IntervalAlgebra>);

@@ -79,9 +79,9 @@ class MonotoneAlgebra {
   explicit MonotoneAlgebra(size_t n) : b_(n) {}
 
   /// Binds (or rebinds) the built-in set `name`.
-  void setSet(std::string name, BitSet s, Direction d) { sets_[std::move(name)] = MSet{std::move(s), d}; }
+  void setSet(std::string name, BitSet s, Direction d) { env_.bindSet(std::move(name), MSet{std::move(s), d}); }
   /// Binds (or rebinds) the built-in relation `name`.
-  void setRel(std::string name, BitMatrix r, Direction d) { rels_[std::move(name)] = MRel{std::move(r), d}; }
+  void setRel(std::string name, BitMatrix r, Direction d) { env_.bindRel(std::move(name), MRel{std::move(r), d}); }
 
   /// Number of events.
   [[nodiscard]] size_t numEvents() const { return b_.numEvents(); }
@@ -144,17 +144,9 @@ class MonotoneAlgebra {
   /// Exact relation equality.
   bool sameRel(const Rel& a, const Rel& b) const { return a.bits == b.bits && a.dir == b.dir; }
   /// The built-in set `name`, if bound.
-  std::optional<Set> builtinSet(std::string_view name) const {
-    auto it = sets_.find(name);
-    if (it == sets_.end()) return std::nullopt;
-    return it->second;
-  }
+  std::optional<Set> builtinSet(std::string_view name) const { return env_.set(name); }
   /// The built-in relation `name`, if bound.
-  std::optional<Rel> builtinRel(std::string_view name) const {
-    auto it = rels_.find(name);
-    if (it == rels_.end()) return std::nullopt;
-    return it->second;
-  }
+  std::optional<Rel> builtinRel(std::string_view name) const { return env_.rel(name); }
   /// The value of a check that no completion can change (for `if` and the early cut).
   std::optional<bool> knownBool(const Bool& b) const {
     if (b.keepsFailing && b.keepsHolding) return b.value;
@@ -181,8 +173,7 @@ class MonotoneAlgebra {
             (v & static_cast<uint8_t>(Direction::Grows)) == 0};
   }
   BitAlgebra b_;
-  std::unordered_map<std::string, MSet, StringHash, std::equal_to<>> sets_;
-  std::unordered_map<std::string, MRel, StringHash, std::equal_to<>> rels_;
+  BuiltinTable<MSet, MRel> env_;
 };
 
 static_assert(Algebra<MonotoneAlgebra>);

@@ -17,4 +17,13 @@ inline BitMatrix randomMatrix(size_t n, std::mt19937& rng, int percent) {
   return m;
 }
 
+/// A random subset of m (each pair kept with probability 1/2).
+inline BitMatrix randomPart(const BitMatrix& m, std::mt19937& rng) {
+  BitMatrix p(m.size());
+  m.forEach([&](size_t i, size_t j) {
+    if (rng() % 2) p.set(i, j);
+  });
+  return p;
+}
+
 }  // namespace ptxmm::bittesting

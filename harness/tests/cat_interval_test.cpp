@@ -30,14 +30,7 @@ flag ~empty (po \ (rf | co | fr)) as unordered
 undefined_unless empty co & po as co-with-po
 )";
 
-// A random subset of m.
-BitMatrix randomPart(const BitMatrix& m, std::mt19937& rng) {
-  BitMatrix p(m.size());
-  m.forEach([&](size_t i, size_t j) {
-    if (rng() % 2) p.set(i, j);
-  });
-  return p;
-}
+using bittesting::randomPart;
 
 }  // namespace
 
