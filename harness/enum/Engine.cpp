@@ -183,6 +183,7 @@ class Enumerator {
     // What the final state is made of: the reads its registers' values use and the locations it names.
     stateRead_.assign(reads_.size(), 0);
     stateLocs_.clear();
+    bool stateOfReads = true;  // every register of the state is computed from reads of this path choice
     for (const auto& t : spec_.terms) {
       if (!t.isReg()) {
         stateLocs_.push_back(static_cast<size_t>(t.loc));
@@ -193,9 +194,13 @@ class Enumerator {
       if (it == regs.end()) continue;  // its initial value
       std::vector<events::EventId> deps;
       prog_.exprs.collectReads(it->second, deps);
-      for (events::EventId d : deps)
-        if (int di = sk.indexOf(d); di >= 0 && readIndex_[static_cast<size_t>(di)] >= 0)
+      for (events::EventId d : deps) {
+        const int di = sk.indexOf(d);
+        if (di < 0 || readIndex_[static_cast<size_t>(di)] < 0)
+          stateOfReads = false;
+        else
           stateRead_[static_cast<size_t>(readIndex_[static_cast<size_t>(di)])] = 1;
+      }
     }
     readGuards_.assign(reads_.size(), {});
     for (size_t g = 0; g < guardReads_.size(); ++g)
@@ -239,7 +244,7 @@ class Enumerator {
     cores_.clear();
     coBase_ = initCo_;
     resetSearch();
-    leaveOut_ = !opts_.countExecutions && possibleFlags(required_);
+    leaveOut_ = !opts_.countExecutions && stateOfReads && possibleFlags(required_);
     // Three decision orders (orderSteps); none is best on every test. The search starts with one and a
     // node budget; while it has evaluated no complete candidate (so that nothing was recorded yet), a
     // search that spends its budget without reaching a deeper decision is abandoned for the next order,
