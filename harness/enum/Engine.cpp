@@ -249,7 +249,8 @@ class Enumerator {
     // node budget; while it has evaluated no complete candidate (so that nothing was recorded yet), a
     // search that spends its budget without reaching a deeper decision is abandoned for the next order,
     // with the budget doubled after each round of the three. Once a candidate was evaluated the search
-    // runs to its end.
+    // runs to its end. While states rather than executions are sought, a fourth order, ByState, comes
+    // first until it is abandoned once in this test.
     uint64_t limit = std::max<uint64_t>(1, opts_.orderNodeBudget);
     const bool stateFirst = leaveOut_ && std::find(stateRead_.begin(), stateRead_.end(), 1) != stateRead_.end();
     if (stateFirst && byState_) {
@@ -669,6 +670,18 @@ class Enumerator {
     return modelOpen(rf_, co_);
   }
 
+  // The values of the state's terms with the co order `co` and the read values readVals_ (ev_ reset for
+  // them).
+  std::vector<int64_t> stateValues(const BitMatrix& co) {
+    return concrete::finalValues(
+        spec_, *sk_, co,
+        [&](int w) {
+          const events::Event& e = sk_->event(static_cast<size_t>(w));
+          return e.value >= 0 ? ev_.eval(e.value, readVals_) : int64_t{0};
+        },
+        [&](events::ExprId x) { return ev_.eval(x, readVals_); });
+  }
+
   // Whether every completion of the partial execution can be left out, executions not being counted: its
   // final state is decided (the reads it is made of resolved, the locations it names with every write
   // placed in co) and already recorded with every flag an execution of this path choice may raise
@@ -685,14 +698,7 @@ class Enumerator {
           for (int d : writeDeps_[w])
             if (d >= 0 && !known[static_cast<size_t>(d)]) return false;
       }
-    const std::vector<int64_t> vals = concrete::finalValues(
-        spec_, *sk_, co_,
-        [&](int w) {
-          const events::Event& e = sk_->event(static_cast<size_t>(w));
-          return e.value >= 0 ? ev_.eval(e.value, readVals_) : int64_t{0};
-        },
-        [&](events::ExprId x) { return ev_.eval(x, readVals_); });
-    auto it = states_.find(spec_.key(vals));
+    auto it = states_.find(spec_.key(stateValues(co_)));
     if (it == states_.end()) return false;
     return std::all_of(required_.begin(), required_.end(),
                        [&](const std::string& f) { return it->second.flags.count(f) != 0; });
@@ -938,13 +944,7 @@ class Enumerator {
       if (ev_.eval(e, readVals_) != 0) undefined = true;
     for (const auto& o : r.outcomes) {
       if (!cat::isAllowed(o)) continue;
-      std::vector<int64_t> vals = concrete::finalValues(
-          spec_, *sk_, co,
-          [&](int w) {
-            const events::Event& e = sk_->event(static_cast<size_t>(w));
-            return e.value >= 0 ? ev_.eval(e.value, readVals_) : int64_t{0};
-          },
-          [&](events::ExprId x) { return ev_.eval(x, readVals_); });
+      std::vector<int64_t> vals = stateValues(co);
       bool fresh = false;
       outcome::StateResult& st = concrete::stateEntry(states_, spec_.key(vals), vals, spec_, fresh);
       if (fresh && opts_.maxStates && states_.size() > opts_.maxStates)
