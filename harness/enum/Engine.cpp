@@ -104,9 +104,9 @@ class Enumerator {
       fmt::print(stderr,
                  "enum stats: {} path choices, {} search nodes (largest path choice: {} events, {} nodes), {} searches "
                  "abandoned for the other order, {} core checks, {} candidates, {} states, {} partial candidates "
-                 "of a recorded state left out\n",
+                 "of a recorded state left out, {} model runs explaining a failure, {} backjumps\n",
                  skeletons_, nodes_, maxSkeletonEvents_, maxSkeletonNodes_, abandoned_, coreEvals_, candidates_,
-                 res.states.size(), leftOut_);
+                 res.states.size(), leftOut_, explainEvals_, jumps_);
     return res;
   }
 
@@ -243,6 +243,10 @@ class Enumerator {
         for (size_t j = 1; j < ws.size(); ++j) initCo_.set(static_cast<size_t>(ws[0]), static_cast<size_t>(ws[j]));
     cores_.clear();
     coBase_ = initCo_;
+    nLocs_ = sk.writesByLoc.size();
+    allLocs_ = BitSet::full(nLocs_);
+    lastWhy_.assign(nLocs_, BitSet());
+    decisionLocs_.clear();
     resetSearch();
     leaveOut_ = !opts_.countExecutions && stateOfReads && possibleFlags(required_);
     // Three decision orders (orderSteps); none is best on every test. The search starts with one and a
@@ -290,7 +294,7 @@ class Enumerator {
         return;
       }
       try {
-        descend(0);
+        (void)descend(0);
         return;
       } catch (const Abandon&) {
         ++abandoned_;
@@ -313,6 +317,7 @@ class Enumerator {
     src_.assign(reads_.size(), -1);
     rf_ = BitMatrix(n_);
     co_ = coBase_;
+    decisionLocs_.clear();  // an abandoned search leaves its path
   }
 
   // Thrown by viable() when the current decision order spent its node budget without going deeper, before
@@ -462,24 +467,35 @@ class Enumerator {
   // each decision the partial execution is checked (values and guards resolved so far, blocked waits,
   // and the model's checks on it when a failure there is final: MonotoneAlgebra); a failing one is not
   // extended. Every complete execution is evaluated exactly (evaluateLeaf).
-  void descend(size_t i) {
-    if (i == steps_.size()) return;
-    const size_t pick = pickStep();
-    if (pick == SIZE_MAX) return;  // a read none of whose sources can be completed
+  //
+  // It returns why no allowed execution extends the node: the locations whose decisions (co among its
+  // writes, the sources of its reads) every execution that agrees with the node on them fails by
+  // (allLocs_ where some execution was evaluated or left out). A decision whose location is not among
+  // the reasons of its subtree's failure needs no other alternative: they would all fail alike
+  // (conflict-directed backjumping; docs/design.md "The enum engine's search").
+  BitSet descend(size_t i) {
+    if (i == steps_.size()) return allLocs_;
+    BitSet why(nLocs_);
+    const size_t pick = pickStep(why);
+    if (pick == SIZE_MAX) return why;  // a read none of whose sources can be completed
     stepDone_[pick] = 1;
-    descendStep(i, pick);
+    decisionLocs_.push_back(steps_[pick].loc);
+    why = descendStep(i, pick);
+    decisionLocs_.pop_back();
     stepDone_[pick] = 0;
+    return why;
   }
 
   // The next decision: a read left with one possible source, or none (then the node is dead:
   // SIZE_MAX), is decided first; otherwise the first step of the order not taken yet.
-  size_t pickStep() {
+  // (`why`: the reasons of the dead read's sources).
+  size_t pickStep(BitSet& why) {
     size_t first = SIZE_MAX;
     for (size_t s = 0; s < steps_.size(); ++s) {
       if (stepDone_[s]) continue;
       if (first == SIZE_MAX) first = s;
       if (steps_[s].kind != Step::Rf) continue;
-      const int left = sourcesLeft(steps_[s].index, 2);
+      const int left = sourcesLeft(steps_[s].index, 2, &why);
       if (left == 0) return SIZE_MAX;
       if (left == 1) return s;
     }
@@ -488,9 +504,13 @@ class Enumerator {
 
   // How many sources of read k (up to `cap`) survive the checks the decision would fail at once: its
   // core, a blocked wait's source with a co successor, a path guard that the source's value decides.
-  int sourcesLeft(size_t k, int cap) {
+  // The locations those checks depend on are added to `why` when none survives.
+  int sourcesLeft(size_t k, int cap, BitSet* why) {
     const auto r = static_cast<size_t>(reads_[k]);
     const auto id = static_cast<size_t>(sk_->event(r).id);
+    const auto loc = static_cast<size_t>(sk_->event(r).loc);
+    BitSet reasons(nLocs_);
+    reasons.set(loc);
     int left = 0;
     for (int wi : sources_[k]) {
       const auto w = static_cast<size_t>(wi);
@@ -514,6 +534,12 @@ class Enumerator {
               if (d >= 0 && static_cast<size_t>(d) != k && !nodeKnown_[static_cast<size_t>(d)]) gready = false;
             if (gready && fev_.eval(sk_->guards[g], readVals_) == 0) {
               holds = false;
+              if (why != nullptr) {
+                for (int d : writeDeps_[w])
+                  if (d >= 0) addCone(static_cast<size_t>(d), reasons);
+                for (int d : guardReads_[g])
+                  if (d >= 0 && static_cast<size_t>(d) != k) addCone(static_cast<size_t>(d), reasons);
+              }
               break;
             }
           }
@@ -523,11 +549,49 @@ class Enumerator {
       }
       if (++left >= cap) return left;
     }
+    if (left == 0 && why != nullptr) *why = reasons;
     return left;
   }
 
-  void descendStep(size_t i, size_t pick) {
+  // Adds to `out` the locations of read k and of the reads its value is computed from (through the sources
+  // decided so far).
+  void addCone(size_t k, BitSet& out) {
+    std::vector<size_t> todo{k};
+    std::vector<char> seen(reads_.size(), 0);
+    seen[k] = 1;
+    while (!todo.empty()) {
+      const size_t x = todo.back();
+      todo.pop_back();
+      out.set(static_cast<size_t>(sk_->event(static_cast<size_t>(reads_[x])).loc));
+      if (src_[x] < 0) continue;
+      for (int d : writeDeps_[static_cast<size_t>(src_[x])])
+        if (d >= 0 && !seen[static_cast<size_t>(d)]) {
+          seen[static_cast<size_t>(d)] = 1;
+          todo.push_back(static_cast<size_t>(d));
+        }
+    }
+  }
+
+  // One decision and its subtrees; returns why they all failed (descend), after the first subtree whose
+  // reasons do not include the decision's location.
+  BitSet descendStep(size_t i, size_t pick) {
     const Step& st = steps_[pick];
+    BitSet why(nLocs_);  // the union of the alternatives' reasons
+    BitSet sub(nLocs_);
+    // Whether the search goes on with the next alternative after one whose reasons are `sub`.
+    auto next = [&]() {
+      if (!sub.test(st.loc)) {
+        ++jumps_;
+        return false;
+      }
+      why |= sub;
+      return true;
+    };
+    // A failure is explained only while no alternative was found to hold every location among its reasons
+    // (then the union is every location whatever the others say).
+    auto child = [&]() {
+      if (viable(i, st.loc, why.count() < nLocs_, sub)) sub = descend(i + 1);
+    };
     switch (st.kind) {
       case Step::Append: {
         // The next write of the location's co order: any write not placed yet. It follows every placed
@@ -551,10 +615,13 @@ class Enumerator {
             }
             dead = dead || coreDead(coreKey(1, w, u, 0), {}, {{w, u}});
           }
+          bool goOn = true;
           if (dead) {
-            // some write not placed yet cannot follow w
+            // some write not placed yet cannot follow w: a reason of this location alone
+            why.set(loc);
           } else if (rmwRead_[w] < 0) {
-            if (viable(i)) descend(i + 1);
+            child();
+            goOn = next();
           } else {
             // The source of the RMW's read, the co predecessor first.
             const auto k = static_cast<size_t>(rmwRead_[w]);
@@ -568,24 +635,30 @@ class Enumerator {
                 // its own write: left to the model
               } else if (placed_[sc]) {
                 auto pos = std::find(order.begin(), order.end(), src);
-                const auto next = static_cast<size_t>(pos == order.end() ? order.front() : *std::next(pos));
-                if (next != w && coreDead(coreKey(2, r, sc, next), {{sc, r}}, {{sc, next}, {next, w}})) return;
+                const auto nx = static_cast<size_t>(pos == order.end() ? order.front() : *std::next(pos));
+                if (nx != w && coreDead(coreKey(2, r, sc, nx), {{sc, r}}, {{sc, nx}, {nx, w}})) {
+                  why.set(loc);
+                  return true;
+                }
               } else if (coreDead(coreKey(3, r, sc, w), {{sc, r}}, {{w, sc}})) {
-                return;
+                why.set(loc);
+                return true;
               }
               src_[k] = src;
               rf_.set(static_cast<size_t>(src), r);
-              if (viable(i)) descend(i + 1);
+              child();
               rf_.reset(static_cast<size_t>(src), r);
+              return next();
             };
-            if (std::find(sources_[k].begin(), sources_[k].end(), pred) != sources_[k].end()) tryFrom(pred);
+            if (std::find(sources_[k].begin(), sources_[k].end(), pred) != sources_[k].end()) goOn = tryFrom(pred);
             for (int src : sources_[k])
-              if (src != pred) tryFrom(src);
+              if (goOn && src != pred) goOn = tryFrom(src);
             src_[k] = -1;
           }
           for (size_t u : added) co_.reset(w, u);
           order.pop_back();
           placed_[w] = 0;
+          if (!goOn) return sub;
         }
         break;
       }
@@ -593,7 +666,10 @@ class Enumerator {
         const size_t k = st.index;
         const size_t r = static_cast<size_t>(reads_[k]);
         for (int w : sources_[k]) {
-          if (coreDead(coreKey(4, r, static_cast<size_t>(w), 0), {{static_cast<size_t>(w), r}}, {})) continue;
+          if (coreDead(coreKey(4, r, static_cast<size_t>(w), 0), {{static_cast<size_t>(w), r}}, {})) {
+            why.set(st.loc);
+            continue;
+          }
           src_[k] = w;
           rf_.set(static_cast<size_t>(w), r);
           // A blocked wait reads the co-last write: a source not placed yet follows every other write.
@@ -606,9 +682,13 @@ class Enumerator {
                 added.push_back(v);
               }
             }
-          if (viable(i)) descend(i + 1);
+          child();
           for (size_t v : added) co_.reset(v, static_cast<size_t>(w));
           rf_.reset(static_cast<size_t>(w), r);
+          if (!next()) {
+            src_[k] = -1;
+            return sub;
+          }
         }
         src_[k] = -1;
         break;
@@ -625,15 +705,17 @@ class Enumerator {
           evaluateLeaf(sc);
           budget();
         } while (std::next_permutation(perm.begin(), perm.end()));
-        break;
+        return allLocs_;
       }
     }
+    return why;
   }
 
   // Whether the partial execution after decision `step` may still be completed into an allowed one. After
   // the last rf / co decision with no sc order to choose, the model is left to the exact evaluation of the
   // complete candidate (evaluateLeaf).
-  bool viable(size_t step) {
+  // When it may not, `why` gets the reasons (descend); `loc` is the location of the last decision.
+  bool viable(size_t step, size_t loc, bool explain, BitSet& why) {
     ++nodes_;
     budget();
     // The try is abandoned when it spent its budget without reaching a deeper decision than before (and
@@ -654,20 +736,72 @@ class Enumerator {
     for (size_t g = 0; g < guardReads_.size(); ++g) {
       bool ready = true;
       for (int k : guardReads_[g]) ready = ready && k >= 0 && known[static_cast<size_t>(k)];
-      if (ready && ev_.eval(sk_->guards[g], readVals_) == 0) return false;
+      if (ready && ev_.eval(sk_->guards[g], readVals_) == 0) {
+        why = BitSet(nLocs_);  // the reads the guard's value comes from
+        for (int k : guardReads_[g]) addCone(static_cast<size_t>(k), why);
+        return false;
+      }
     }
     // A blocked wait reads the co-last write of its location: not a write with a co successor.
     for (int r : sk_->readsFinal) {
       int k = r >= 0 ? readIndex_[static_cast<size_t>(r)] : -1;
       if (k < 0 || src_[static_cast<size_t>(k)] < 0) continue;
-      if (co_.row(static_cast<size_t>(src_[static_cast<size_t>(k)])).any()) return false;
+      if (co_.row(static_cast<size_t>(src_[static_cast<size_t>(k)])).any()) {
+        why = BitSet(nLocs_);
+        why.set(static_cast<size_t>(sk_->event(static_cast<size_t>(r)).loc));
+        return false;
+      }
     }
     if (recordedState(known)) {
       ++leftOut_;
+      why = allLocs_;
       return false;
     }
     if (!prune_ || (step + 2 == steps_.size() && scItems_.empty())) return true;
-    return modelOpen(rf_, co_);
+    if (modelOpen(rf_, co_)) return true;
+    why = explain ? explainClosed(loc) : allLocs_;
+    return false;
+  }
+
+  // The locations whose decisions alone already fail one of the model's checks for good, the node's
+  // decisions failing one (modelOpen): `loc`, the last decision's (the node's parent was open), and those
+  // of the other decided locations the failure needs. The last such set found for `loc` is tried first
+  // (siblings fail alike); otherwise each decided location is left out in turn, the most recently decided
+  // first, and kept out if the decisions left still fail. Decisions of the locations left out may then be
+  // changed without reopening the node.
+  BitSet explainClosed(size_t loc) {
+    if (!opts_.backjump) return allLocs_;
+    BitSet decided(nLocs_);
+    for (size_t l : decisionLocs_) decided.set(l);
+    decided.set(loc);
+    auto fails = [&](const BitSet& c) {
+      ++explainEvals_;
+      BitMatrix rf(n_), co = coBase_;
+      rf_.forEach([&](size_t a, size_t b) {
+        if (c.test(static_cast<size_t>(sk_->event(b).loc))) rf.set(a, b);
+      });
+      co_.forEach([&](size_t a, size_t b) {
+        if (c.test(static_cast<size_t>(sk_->event(a).loc))) co.set(a, b);
+      });
+      return !modelOpen(rf, co);
+    };
+    BitSet& last = lastWhy_[loc];
+    if (last.size() == nLocs_) {
+      BitSet c = last & decided;
+      if (fails(c)) return c;
+    }
+    BitSet why = decided;
+    std::vector<char> tried(nLocs_, 0);
+    tried[loc] = 1;
+    for (auto it = decisionLocs_.rbegin(); it != decisionLocs_.rend(); ++it) {
+      const size_t l = *it;
+      if (tried[l]) continue;
+      tried[l] = 1;
+      why.reset(l);
+      if (!fails(why)) why.set(l);
+    }
+    last = why;
+    return why;
   }
 
   // The values of the state's terms with the co order `co` and the read values readVals_ (ev_ reset for
@@ -986,11 +1120,16 @@ class Enumerator {
   bool prune_ = true;        // partial executions are checked against the model (MonotoneAlgebra)
   bool byState_;             // the ByState order is tried first (until it is abandoned once in this test)
   bool byStateTry_ = false;  // the current search is in the ByState order
+  uint64_t explainEvals_ = 0, jumps_ = 0;
   std::map<std::string, outcome::StateResult> states_;
 
   // Per skeleton.
   const events::Skeleton* sk_ = nullptr;
   size_t n_ = 0;
+  size_t nLocs_ = 0;
+  BitSet allLocs_;                    // every location: the reasons of a subtree not known to fail
+  std::vector<size_t> decisionLocs_;  // the locations of the decisions on the current search path
+  std::vector<BitSet> lastWhy_;       // per location: the last explainClosed result for it
   std::optional<cat::BitAlgebra> alg_;
   cat::RunCache<cat::BitAlgebra> cache_;  // the model's static definitions, for this skeleton
   bool valueSets_ = false;                // the skeleton has value-dependent set members (Skeleton::dynamicSets)

@@ -34,6 +34,10 @@ struct EnumOptions {
   /// final state is decided, already recorded and cannot gain a flag is left out (docs/design.md "States,
   /// not executions"), and each state counts 1 (EngineResult::countsAreExecutions false).
   bool countExecutions = false;
+  /// Explain why a partial execution fails by the locations whose decisions it needs, and skip the other
+  /// alternatives of a decision whose location is not among the reasons (conflict-directed backjumping,
+  /// docs/design.md "The enum engine's search"). Off: every alternative is searched (for tests).
+  bool backjump = true;
   double timeoutSeconds = 0;                  ///< 0 = none; exceeded → Status::Timeout
   const std::atomic<bool>* cancel = nullptr;  ///< set by the caller to stop early (→ Unknown)
 };
