@@ -90,6 +90,12 @@ struct RunOptions {
                                   ///< algebra that has failsForGood, one that fails for good)
   bool collectShows = false;      ///< evaluate `show` instructions into Outcome::shows
   bool plainChecksOnly = false;   ///< skip flags and undefined_unless (their definitions are not evaluated)
+  /// When set (one rank per check of checks()): the plain checks of the model's top level are evaluated
+  /// after its other top-level instructions (before a `with`, and at the end), in increasing rank, so
+  /// that with stopAtFailedCheck a check likely to fail is tried before costly ones. Bindings are never
+  /// overwritten, so a check sees the same values later; what changes is the order of Outcome::checks
+  /// and, with stopAtFailedCheck, which failing check cuts the outcome.
+  const std::vector<uint32_t>* checkRank = nullptr;
 };
 
 /// Whether an outcome of a concrete run is allowed (every plain check holds).
@@ -1250,8 +1256,25 @@ class Interpreter {
 
   /// Executes top-level instructions from index i, forking at `with`; records finished outcomes.
   void execTop(const std::vector<CInstr>& instrs, size_t i, const FramePtr& f, Outcome<A> out, Ctx& cx) const {
+    std::vector<const CInstr*> deferred;  // plain checks, with RunOptions::checkRank
+    // Evaluates the deferred checks by rank; false if one cut the outcome.
+    auto flush = [&]() {
+      std::stable_sort(deferred.begin(), deferred.end(), [&](const CInstr* a, const CInstr* b) {
+        return (*cx.ro.checkRank)[static_cast<size_t>(a->check)] < (*cx.ro.checkRank)[static_cast<size_t>(b->check)];
+      });
+      bool open = true;
+      for (size_t k = 0; open && k < deferred.size(); ++k) open = execOne(*deferred[k], f, out, cx);
+      deferred.clear();
+      return open;
+    };
     for (; i < instrs.size(); ++i) {
       const CInstr& in = instrs[i];
+      if (cx.ro.checkRank && &instrs == &cm_->top && in.op == IOp::Check &&
+          cm_->checks[static_cast<size_t>(in.check)].kind == CheckKind::Check) {
+        deferred.push_back(&in);
+        continue;
+      }
+      if (in.op == IOp::With && !flush()) break;
       if (in.op == IOp::With) {
         V s = eval(*in.expr, f, cx);
         if constexpr (HasChoices<A>) {
@@ -1271,8 +1294,12 @@ class Interpreter {
         }
         return;
       }
-      if (!execOne(in, f, out, cx)) break;
+      if (!execOne(in, f, out, cx)) {
+        deferred.clear();  // the outcome is cut
+        break;
+      }
     }
+    if (!deferred.empty()) (void)flush();
     cx.result->outcomes.push_back(std::move(out));
   }
 

@@ -910,12 +910,30 @@ class Enumerator {
     try {
       cat::RunOptions ro;
       ro.plainChecksOnly = true;  // flags and undefined behaviour never reject an execution
+      // The checks that failed most often so far first: a failing run stops at its first failure.
+      const auto& checks = pinterp_.checks();
+      if (checkFails_.size() != checks.size()) {
+        checkFails_.assign(checks.size(), 0);
+        checkRank_.resize(checks.size());
+        for (size_t c = 0; c < checks.size(); ++c) checkRank_[c] = static_cast<uint32_t>(c);
+      }
+      if ((++openRuns_ & 255) == 0) {
+        std::vector<uint32_t> byFails(checks.size());
+        for (size_t c = 0; c < checks.size(); ++c) byFails[c] = static_cast<uint32_t>(c);
+        std::stable_sort(byFails.begin(), byFails.end(),
+                         [&](uint32_t a, uint32_t b) { return checkFails_[a] > checkFails_[b]; });
+        for (size_t k = 0; k < byFails.size(); ++k) checkRank_[byFails[k]] = static_cast<uint32_t>(k);
+      }
+      ro.checkRank = &checkRank_;
       cat::ModelResult<cat::MonotoneAlgebra> r = pinterp_.run(*palg_, ro, &pcache_);
       bool anyOpen = false;
       for (const auto& o : r.outcomes) {
         bool open = true;
         for (const auto& c : o.checks)
-          if (c.info->kind == cat::CheckKind::Check && c.value.failsForGood()) open = false;
+          if (c.info->kind == cat::CheckKind::Check && c.value.failsForGood()) {
+            open = false;
+            ++checkFails_[static_cast<size_t>(c.info - checks.data())];
+          }
         anyOpen = anyOpen || open;
       }
       return anyOpen;
@@ -1121,6 +1139,11 @@ class Enumerator {
   bool byState_;             // the ByState order is tried first (until it is abandoned once in this test)
   bool byStateTry_ = false;  // the current search is in the ByState order
   uint64_t explainEvals_ = 0, jumps_ = 0;
+  // Per model check (cat::Interpreter::checks()): how often it failed a partial execution, and the rank
+  // modelOpen evaluates it at (most failures first, recomputed every 256 runs).
+  std::vector<uint64_t> checkFails_;
+  std::vector<uint32_t> checkRank_;
+  uint64_t openRuns_ = 0;
   std::map<std::string, outcome::StateResult> states_;
 
   // Per skeleton.

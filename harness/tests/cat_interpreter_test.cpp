@@ -452,3 +452,44 @@ TEST_CASE("a RunCache works for a model without top-level definitions", "[cat][i
     CHECK(r.outcomes[0].checks[0].value == (k != 1));
   }
 }
+
+TEST_CASE("checkRank evaluates the top-level plain checks by rank on the values bound before each", "[cat][interp]") {
+  // r is bound twice: the first check must see the empty relation even when evaluated after the second
+  // binding (every binding has its own slot). `with` evaluates the checks before it first.
+  Model m = parseModel(
+      "T\nlet r = 0\nempty r as first\nlet r = po\nflag ~empty r as has-po\nacyclic r as second\n"
+      "irreflexive r ; r as third\nwith e from W\nempty e \\ W as fourth\n",
+      "t.cat");
+  Interpreter<BitAlgebra> in(m);
+  BitAlgebra a(3);
+  a.setSet("W", setOf(3, {0, 1}));
+  a.setRel("po", relOf(3, {{0, 1}, {1, 2}}));
+  const std::vector<uint32_t> rank{3, 0, 2, 1, 4};  // by check index: first, has-po, second, third, fourth
+  RunOptions ro;
+  ro.checkRank = &rank;
+  auto r = in.run(a, ro);
+  REQUIRE(r.outcomes.size() == 2);
+  for (const auto& o : r.outcomes) {
+    CHECK_FALSE(o.cut);
+    CHECK(isAllowed(o));  // `first` holds: it saw r = 0
+    std::vector<std::string> names;
+    for (const auto& c : o.checks) names.push_back(c.info->name);
+    // The flag stays in place; the plain checks before `with` by rank (third, second, first), then
+    // those after it.
+    CHECK(names == std::vector<std::string>{"has-po", "third", "second", "first", "fourth"});
+  }
+  // With stopAtFailedCheck, the check ranked first among the failing ones cuts the outcome.
+  Model f = parseModel("T\nacyclic po^-1 | po as a\nirreflexive po as b\nempty po as c\n", "t.cat");
+  Interpreter<BitAlgebra> fin(f);
+  const std::vector<uint32_t> cFirst{1, 2, 0};
+  ro.checkRank = &cFirst;
+  auto rf = fin.run(a, ro);
+  REQUIRE(rf.outcomes.size() == 1);
+  CHECK(rf.outcomes[0].cut);
+  REQUIRE(rf.outcomes[0].checks.size() == 1);
+  CHECK(rf.outcomes[0].checks[0].info->name == "c");
+  ro.checkRank = nullptr;  // model order: `a` fails first
+  auto plain = fin.run(a, ro);
+  REQUIRE(plain.outcomes[0].checks.size() == 1);
+  CHECK(plain.outcomes[0].checks[0].info->name == "a");
+}
