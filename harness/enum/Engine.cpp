@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <map>
@@ -101,12 +102,13 @@ class Enumerator {
     res.countsAreExecutions = opts_.countExecutions;
     res.candidates = candidates_;
     if (std::getenv("PTXMM_ENUM_STATS") != nullptr)
-      fmt::print(stderr,
-                 "enum stats: {} path choices, {} search nodes (largest path choice: {} events, {} nodes), {} searches "
-                 "abandoned for the other order, {} core checks, {} candidates, {} states, {} partial candidates "
-                 "of a recorded state left out, {} model runs explaining a failure, {} backjumps\n",
-                 skeletons_, nodes_, maxSkeletonEvents_, maxSkeletonNodes_, abandoned_, coreEvals_, candidates_,
-                 res.states.size(), leftOut_, explainEvals_, jumps_);
+      fmt::print(
+          stderr,
+          "enum stats: {} path choices, {} search nodes (largest path choice: {} events, {} nodes), {} searches "
+          "abandoned for the other order, {} core checks, {} candidates, {} states, {} partial candidates "
+          "of a recorded state left out, {} model runs explaining a failure, {} backjumps, {} model runs replayed\n",
+          skeletons_, nodes_, maxSkeletonEvents_, maxSkeletonNodes_, abandoned_, coreEvals_, candidates_,
+          res.states.size(), leftOut_, explainEvals_, jumps_, replayed_);
     return res;
   }
 
@@ -246,6 +248,7 @@ class Enumerator {
     nLocs_ = sk.writesByLoc.size();
     allLocs_ = BitSet::full(nLocs_);
     lastWhy_.assign(nLocs_, BitSet());
+    for (auto& log : replay_) log.clear();
     decisionLocs_.clear();
     resetSearch();
     leaveOut_ = !opts_.countExecutions && stateOfReads && possibleFlags(required_);
@@ -281,6 +284,8 @@ class Enumerator {
       byStateTry_ = ord == Order::ByState;
       resetSearch();
       attemptNodes_ = 0;
+      attemptOrder_ = ord;
+      attemptModelRuns_ = 0;
       attemptDepth_ = 0;
       attemptDepthAt_ = 0;
       attemptCandidates_ = candidates_ + leftOut_;
@@ -758,9 +763,19 @@ class Enumerator {
       return false;
     }
     if (!prune_ || (step + 2 == steps_.size() && scItems_.empty())) return true;
-    if (modelOpen(rf_, co_)) return true;
-    why = explain ? explainClosed(loc) : allLocs_;
-    return false;
+    // A search restarted in an order it was abandoned in retraces the same nodes first (nothing it depends
+    // on changed: states are recorded only by a search that runs to its end): their model results and
+    // explanations are taken from its log.
+    std::vector<std::pair<bool, BitSet>>& log = replay_[static_cast<size_t>(attemptOrder_)];
+    if (const size_t k = attemptModelRuns_++; k < log.size()) {
+      ++replayed_;
+      if (!log[k].first) why = log[k].second;
+      return log[k].first;
+    }
+    const bool open = modelOpen(rf_, co_);
+    if (!open) why = explain ? explainClosed(loc) : allLocs_;
+    log.emplace_back(open, open ? BitSet() : why);
+    return open;
   }
 
   // The locations whose decisions alone already fail one of the model's checks for good, the node's
@@ -1138,7 +1153,7 @@ class Enumerator {
   bool prune_ = true;        // partial executions are checked against the model (MonotoneAlgebra)
   bool byState_;             // the ByState order is tried first (until it is abandoned once in this test)
   bool byStateTry_ = false;  // the current search is in the ByState order
-  uint64_t explainEvals_ = 0, jumps_ = 0;
+  uint64_t explainEvals_ = 0, jumps_ = 0, replayed_ = 0;
   // Per model check (cat::Interpreter::checks()): how often it failed a partial execution, and the rank
   // modelOpen evaluates it at (most failures first, recomputed every 256 runs).
   std::vector<uint64_t> checkFails_;
@@ -1166,6 +1181,11 @@ class Enumerator {
   std::vector<char> blocked_;                // per read (index in reads_): a blocked wait (Skeleton::readsFinal)
   uint64_t attemptNodes_ = 0, attemptCandidates_ = 0, attemptLimit_ = 0;  // the current decision order's try
   uint64_t attemptDepth_ = 0, attemptDepthAt_ = 0;  // its deepest decision so far, and the node that reached it
+  Order attemptOrder_ = Order::ByState;
+  size_t attemptModelRuns_ = 0;  // viable()'s model runs in the current try (its index into replay_)
+  // Per decision order: what viable()'s model runs gave (open, or the explanation of the failure), in the
+  // order of the tries in that order in this path choice.
+  std::array<std::vector<std::pair<bool, BitSet>>, 4> replay_;
   std::vector<int> rmwRead_;                  // per write: index in reads_ of its RMW's read (decided with it), or -1
   std::vector<int> scItems_;                  // sorted
   std::vector<std::vector<int>> guardReads_;  // per guard of sk_: the reads (indices in reads_) it uses
