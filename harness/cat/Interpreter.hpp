@@ -94,8 +94,10 @@ struct RunOptions {
   /// after its other top-level instructions (before a `with`, and at the end), in increasing rank, so
   /// that with stopAtFailedCheck a check likely to fail is tried before costly ones. Bindings are never
   /// overwritten, so a check sees the same values later; what changes is the order of Outcome::checks
-  /// and, with stopAtFailedCheck, which failing check cuts the outcome.
+  /// and, with stopAtFailedCheck, which failing check cuts the outcome. A check ranked kSkipCheck is not
+  /// evaluated (Outcome::checks lacks it).
   const std::vector<uint32_t>* checkRank = nullptr;
+  static constexpr uint32_t kSkipCheck = UINT32_MAX;
 };
 
 /// Whether an outcome of a concrete run is allowed (every plain check holds).
@@ -1263,7 +1265,9 @@ class Interpreter {
         return (*cx.ro.checkRank)[static_cast<size_t>(a->check)] < (*cx.ro.checkRank)[static_cast<size_t>(b->check)];
       });
       bool open = true;
-      for (size_t k = 0; open && k < deferred.size(); ++k) open = execOne(*deferred[k], f, out, cx);
+      for (size_t k = 0; open && k < deferred.size(); ++k)
+        if ((*cx.ro.checkRank)[static_cast<size_t>(deferred[k]->check)] != RunOptions::kSkipCheck)
+          open = execOne(*deferred[k], f, out, cx);
       deferred.clear();
       return open;
     };

@@ -798,8 +798,12 @@ class Enumerator {
       co_.forEach([&](size_t a, size_t b) {
         if (c.test(static_cast<size_t>(sk_->event(a).loc))) co.set(a, b);
       });
-      return !modelOpen(rf, co);
+      return !modelOpen(rf, co, &onlyFailed_);
     };
+    // Only the check that failed the node is evaluated on fewer decisions (another failing would do, but
+    // the runs that stay open then cost one check instead of the model).
+    onlyFailed_.assign(pinterp_.checks().size(), cat::RunOptions::kSkipCheck);
+    if (lastFailed_ < onlyFailed_.size()) onlyFailed_[lastFailed_] = 0;
     BitSet& last = lastWhy_[loc];
     if (last.size() == nLocs_) {
       BitSet c = last & decided;
@@ -917,7 +921,8 @@ class Enumerator {
   }
 
   // Whether the model's plain checks leave the partial execution (rf, co) open: none fails for good.
-  bool modelOpen(const BitMatrix& rf, const BitMatrix& co) {
+  // `rank`: the checks' order (cat::RunOptions::checkRank) instead of the most-failing-first one.
+  bool modelOpen(const BitMatrix& rf, const BitMatrix& co, const std::vector<uint32_t>* rank = nullptr) {
     palg_->setRel(events::nameOf(events::Builtin::rf), rf, cat::Direction::Grows);
     palg_->setRel(events::nameOf(events::Builtin::co), co, cat::Direction::Grows);
     palg_->setRel(events::nameOf(events::Builtin::fr), rf.transpose().compose(co), cat::Direction::Grows);
@@ -939,7 +944,7 @@ class Enumerator {
                          [&](uint32_t a, uint32_t b) { return checkFails_[a] > checkFails_[b]; });
         for (size_t k = 0; k < byFails.size(); ++k) checkRank_[byFails[k]] = static_cast<uint32_t>(k);
       }
-      ro.checkRank = &checkRank_;
+      ro.checkRank = rank != nullptr ? rank : &checkRank_;
       cat::ModelResult<cat::MonotoneAlgebra> r = pinterp_.run(*palg_, ro, &pcache_);
       bool anyOpen = false;
       for (const auto& o : r.outcomes) {
@@ -947,7 +952,8 @@ class Enumerator {
         for (const auto& c : o.checks)
           if (c.info->kind == cat::CheckKind::Check && c.value.failsForGood()) {
             open = false;
-            ++checkFails_[static_cast<size_t>(c.info - checks.data())];
+            lastFailed_ = static_cast<size_t>(c.info - checks.data());
+            ++checkFails_[lastFailed_];
           }
         anyOpen = anyOpen || open;
       }
@@ -1159,6 +1165,8 @@ class Enumerator {
   std::vector<uint64_t> checkFails_;
   std::vector<uint32_t> checkRank_;
   uint64_t openRuns_ = 0;
+  size_t lastFailed_ = SIZE_MAX;      // the check the last failing modelOpen run stopped at
+  std::vector<uint32_t> onlyFailed_;  // explainClosed's ranks: that check alone
   std::map<std::string, outcome::StateResult> states_;
 
   // Per skeleton.

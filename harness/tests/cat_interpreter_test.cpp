@@ -488,6 +488,14 @@ TEST_CASE("checkRank evaluates the top-level plain checks by rank on the values 
   CHECK(rf.outcomes[0].cut);
   REQUIRE(rf.outcomes[0].checks.size() == 1);
   CHECK(rf.outcomes[0].checks[0].info->name == "c");
+  // A check ranked kSkipCheck is not evaluated: with `a` and `c` skipped, only `b` is, and it holds.
+  const std::vector<uint32_t> onlyB{RunOptions::kSkipCheck, 0, RunOptions::kSkipCheck};
+  ro.checkRank = &onlyB;
+  auto rb = fin.run(a, ro);
+  REQUIRE(rb.outcomes.size() == 1);
+  CHECK_FALSE(rb.outcomes[0].cut);
+  REQUIRE(rb.outcomes[0].checks.size() == 1);
+  CHECK(rb.outcomes[0].checks[0].info->name == "b");
   ro.checkRank = nullptr;  // model order: `a` fails first
   auto plain = fin.run(a, ro);
   REQUIRE(plain.outcomes[0].checks.size() == 1);
