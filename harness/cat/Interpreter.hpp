@@ -40,6 +40,7 @@
 #include <cctype>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -216,6 +217,9 @@ class Interpreter {
   /// Runs the model once; throws DiagnosticError on evaluation errors (see the file comment).
   /// With a cache, static definitions computed by an earlier run with the same cache are reused.
   ModelResult<A> run(A& alg, const RunOptions& ro = {}, RunCache<A>* cache = nullptr) const {
+    if (ro.checkRank && ro.checkRank->size() != cm_->checks.size())
+      throw std::logic_error("internal error: RunOptions::checkRank has " + std::to_string(ro.checkRank->size()) +
+                             " ranks for " + std::to_string(cm_->checks.size()) + " checks");
     Ctx cx{alg, ro,    std::vector<std::optional<V>>(cm_->builtinNames.size()), {}, {}, {}, {}, {},
            {},  cache, std::vector<char>(cm_->builtinNames.size(), 0)};
     if (cache && (cache->slots_.size() != static_cast<size_t>(cm_->topSlots) ||

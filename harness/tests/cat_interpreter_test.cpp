@@ -5,6 +5,7 @@
 #include <cctype>
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <random>
 
 #include "cat/BitAlgebra.hpp"
@@ -464,7 +465,11 @@ TEST_CASE("checkRank evaluates the top-level plain checks by rank on the values 
   BitAlgebra a(3);
   a.setSet("W", setOf(3, {0, 1}));
   a.setRel("po", relOf(3, {{0, 1}, {1, 2}}));
-  const std::vector<uint32_t> rank{3, 0, 2, 1, 4};  // by check index: first, has-po, second, third, fourth
+  // By name; `with` has a check of its own (the chosen element exists), never deferred.
+  const std::map<std::string, uint32_t> byName{{"first", 3}, {"second", 2}, {"third", 1}, {"fourth", 4}};
+  std::vector<uint32_t> rank;
+  for (const auto& c : in.checks()) rank.push_back(byName.count(c.name) ? byName.at(c.name) : 0);
+  REQUIRE(rank.size() == 6);
   RunOptions ro;
   ro.checkRank = &rank;
   auto r = in.run(a, ro);
@@ -496,6 +501,9 @@ TEST_CASE("checkRank evaluates the top-level plain checks by rank on the values 
   CHECK_FALSE(rb.outcomes[0].cut);
   REQUIRE(rb.outcomes[0].checks.size() == 1);
   CHECK(rb.outcomes[0].checks[0].info->name == "b");
+  const std::vector<uint32_t> tooFew{0, 1};
+  ro.checkRank = &tooFew;
+  CHECK_THROWS_WITH(fin.run(a, ro), Catch::Matchers::Contains("2 ranks for 3 checks"));
   ro.checkRank = nullptr;  // model order: `a` fails first
   auto plain = fin.run(a, ro);
   REQUIRE(plain.outcomes[0].checks.size() == 1);
