@@ -1282,8 +1282,8 @@ class Interpreter {
         deferred.push_back(&in);
         continue;
       }
-      if (in.op == IOp::With && !flush()) break;
       if (in.op == IOp::With) {
+        if (!flush()) break;  // the deferred checks before it, by rank
         V s = eval(*in.expr, f, cx);
         if constexpr (HasChoices<A>) {
           mergeWith(instrs, i, f, std::move(out), s, cx);

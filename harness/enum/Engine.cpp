@@ -333,7 +333,7 @@ class Enumerator {
     ByLocation,   // location by location (blocked waits' first, most RMW reads, most reads): appends, then reads
     ByNeighbour,  // the same, each location next to those before it in program order
     ByDepth,      // every decision by the depth of its event, locations whose reads decide values first
-  };
+  };              // ByDepth stays last: replay_ has one log per order
 
   // The steps_ of one decision order. ByLocation settles one location before the next, which keeps the
   // choices of unrelated locations (the stages of a pipeline) from multiplying; ByNeighbour does too, but
@@ -1193,7 +1193,7 @@ class Enumerator {
   size_t attemptModelRuns_ = 0;  // viable()'s model runs in the current try (its index into replay_)
   // Per decision order: what viable()'s model runs gave (open, or the explanation of the failure), in the
   // order of the tries in that order in this path choice.
-  std::array<std::vector<std::pair<bool, BitSet>>, 4> replay_;
+  std::array<std::vector<std::pair<bool, BitSet>>, static_cast<size_t>(Order::ByDepth) + 1> replay_;
   std::vector<int> rmwRead_;                  // per write: index in reads_ of its RMW's read (decided with it), or -1
   std::vector<int> scItems_;                  // sorted
   std::vector<std::vector<int>> guardReads_;  // per guard of sk_: the reads (indices in reads_) it uses
