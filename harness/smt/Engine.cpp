@@ -180,10 +180,18 @@ class SmtRunner {
     return pc;
   }
 
-  // Adds `e` to the solver after polling the test's budget (adding a large term makes Z3 simplify it).
-  static void assertIn(z3::solver& s, const z3::expr& e) {
-    pollBudget("smt solver set-up");
-    s.add(e);
+  // Adds `e` to the solver before its next check (check() adds them, polling the test's budget: adding a
+  // large term makes Z3 simplify it). Held back until then because Z3 4.8 simplifies a term added to a
+  // solver that has taken in earlier terms while the encoding was still being built far more slowly than
+  // the same terms added in the same order once the encoding is complete (ring-K1-N10: SCPerLocation's
+  // axiom 72 s against 0.01 s; docs/performance.md).
+  void assertIn(const z3::expr& e) { pending_.push_back(e); }
+  void flushPending(z3::solver& s) {
+    for (const z3::expr& e : pending_) {
+      pollBudget("smt solver set-up");
+      s.add(e);
+    }
+    pending_.clear();
   }
 
   // The outcome of interest: the proposition, negated for forall.
@@ -240,6 +248,10 @@ class SmtRunner {
 
   z3::check_result check(z3::solver& s, const z3::expr_vector& assumptions) {
     ++solverCalls_;
+    if (!pending_.empty()) {
+      StatTimer at(stats_, "assert");
+      flushPending(s);
+    }
     StatTimer st(stats_, solverCalls_ == 1 ? "check (first)" : stats_.query);
     if (opts_.timeoutMs) {
       // The budget is per test: each query gets what is left of it.
@@ -284,7 +296,7 @@ class SmtRunner {
     Frame frame;
   };
 
-  Selection select(const events::Skeleton& u, const PathChoices& pc, TermTable& terms, z3::solver& s) {
+  Selection select(const events::Skeleton& u, const PathChoices& pc, TermTable& terms) {
     const size_t n = u.size();
     const size_t nt = pc.used.size();
     Selection out;
@@ -302,8 +314,8 @@ class SmtRunner {
         out.sel[t].push_back(l);
         lits.push_back(terms.expr(l));
       }
-      assertIn(s, z3::mk_or(lits));
-      assertIn(s, z3::atmost(lits, 1));
+      assertIn(z3::mk_or(lits));
+      assertIn(z3::atmost(lits, 1));
     }
     for (const auto& choice : pc.rejected) {
       z3::expr_vector cl(ctx_);
@@ -311,7 +323,7 @@ class SmtRunner {
         size_t k = static_cast<size_t>(std::find(pc.used[t].begin(), pc.used[t].end(), choice[t]) - pc.used[t].begin());
         cl.push_back(terms.expr(terms.mkNot(out.sel[t][k])));
       }
-      assertIn(s, z3::mk_or(cl));
+      assertIn(z3::mk_or(cl));
     }
     // Which used paths contain each event.
     std::vector<BitSet> on(n, BitSet(offset[nt]));
@@ -451,8 +463,9 @@ class SmtRunner {
     phase.emplace(stats_, "skeleton");
     TermTable terms(ctx_);
     z3::solver s(ctx_, z3::solver::simple());
+    pending_.clear();
     phase.emplace(stats_, "frame");
-    Selection selection = select(u, pc, terms, s);
+    Selection selection = select(u, pc, terms);
     phase.emplace(stats_, "rf/co encoding");
     const Frame& frame = selection.frame;
     auto exec = [&](size_t i) { return frame.exec[i]; };
@@ -505,7 +518,7 @@ class SmtRunner {
       const z3::expr& v = readVal.at(re.id);
       if (ws.size() == 1 && exec(static_cast<size_t>(ws[0])) == kTrue) {
         rf.m[static_cast<size_t>(ws[0]) * n + ri] = kTrue;
-        assertIn(s, z3::implies(terms.expr(exec(ri)), v == writeValue(ws[0])));
+        assertIn(z3::implies(terms.expr(exec(ri)), v == writeValue(ws[0])));
         continue;
       }
       z3::expr_vector lits(ctx_);
@@ -515,11 +528,11 @@ class SmtRunner {
         rf.m[wi * n + ri] = l;
         decision.push_back(l);
         lits.push_back(terms.expr(l));
-        assertIn(s, z3::implies(terms.expr(l), terms.expr(terms.mkAnd(exec(wi), exec(ri)))));
-        assertIn(s, z3::implies(terms.expr(l), v == writeValue(w)));
+        assertIn(z3::implies(terms.expr(l), terms.expr(terms.mkAnd(exec(wi), exec(ri)))));
+        assertIn(z3::implies(terms.expr(l), v == writeValue(w)));
       }
-      assertIn(s, z3::implies(terms.expr(exec(ri)), z3::mk_or(lits)));
-      assertIn(s, z3::atmost(lits, 1));
+      assertIn(z3::implies(terms.expr(exec(ri)), z3::mk_or(lits)));
+      assertIn(z3::atmost(lits, 1));
     }
 
     // A strict total order over `items` (first: an element ordered before all, or -1); as a relation it
@@ -546,11 +559,11 @@ class SmtRunner {
             // Pairs that never execute together have no order: no constraint through them.
             if (ab == kFalse || bc == kFalse || !frame.cooc.test(static_cast<size_t>(a), static_cast<size_t>(c)))
               continue;
-            assertIn(s, z3::implies(terms.expr(terms.mkAnd(ab, bc)),
-                                    terms.expr(terms.mkImplies(terms.mkAnd(exec(static_cast<size_t>(a)),
-                                                                           terms.mkAnd(exec(static_cast<size_t>(b)),
-                                                                                       exec(static_cast<size_t>(c)))),
-                                                               ac))));
+            assertIn(z3::implies(terms.expr(terms.mkAnd(ab, bc)),
+                                 terms.expr(terms.mkImplies(terms.mkAnd(exec(static_cast<size_t>(a)),
+                                                                        terms.mkAnd(exec(static_cast<size_t>(b)),
+                                                                                    exec(static_cast<size_t>(c)))),
+                                                            ac))));
           }
     };
     SymRel co = alg.emptyRel();
@@ -594,12 +607,12 @@ class SmtRunner {
         const events::Path& p = prog_.paths[t][static_cast<size_t>(pc.used[t][k])];
         const Lit sel = selection.sel[t][k];
         const z3::expr selE = terms.expr(sel);
-        for (events::ExprId g : p.guards) assertIn(s, z3::implies(selE, enc.nonZero(g)));
+        for (events::ExprId g : p.guards) assertIn(z3::implies(selE, enc.nonZero(g)));
         for (events::EventId re : p.readsFinal) {
           size_t r = static_cast<size_t>(u.indexOf(re));
           for (int w : u.writesByLoc.at(static_cast<size_t>(u.event(r).loc))) {
             Lit l = rf.m[static_cast<size_t>(w) * n + r];
-            if (l != kFalse) assertIn(s, z3::implies(selE && terms.expr(l), terms.expr(fw.v[static_cast<size_t>(w)])));
+            if (l != kFalse) assertIn(z3::implies(selE && terms.expr(l), terms.expr(fw.v[static_cast<size_t>(w)])));
           }
         }
         for (const auto& [e, why] : p.undefinedIf)
@@ -649,10 +662,10 @@ class SmtRunner {
           auto it = axioms.find(name);
           if (it == axioms.end())
             it = axioms.emplace(name, ctx_.bool_const(fmt::format("ax_{}", sanitize(name)).c_str())).first;
-          assertIn(s, z3::implies(it->second, terms.expr(c.value.lit)));
+          assertIn(z3::implies(it->second, terms.expr(c.value.lit)));
           break;
         }
-        case cat::CheckKind::Assert: assertIn(s, terms.expr(c.value.lit)); break;
+        case cat::CheckKind::Assert: assertIn(terms.expr(c.value.lit)); break;
         case cat::CheckKind::Flag: flagParts[name].push_back(c.value.lit); break;
         case cat::CheckKind::Undefined: flagParts["undefined"].push_back(terms.mkNot(c.value.lit)); break;
       }
@@ -693,8 +706,8 @@ class SmtRunner {
       } else {
         z3::expr fin = ctx_.bv_const(fmt::format("final_{}", sanitize(t.label)).c_str(), layout_.bits(locKind(t.loc)));
         for (int w : u.writesByLoc.at(static_cast<size_t>(t.loc)))
-          assertIn(s, z3::implies(terms.expr(terms.mkAnd(exec(static_cast<size_t>(w)), fw.v[static_cast<size_t>(w)])),
-                                  fin == writeValue(w)));
+          assertIn(z3::implies(terms.expr(terms.mkAnd(exec(static_cast<size_t>(w)), fw.v[static_cast<size_t>(w)])),
+                               fin == writeValue(w)));
         termExprs.push_back(fin);
       }
     }
@@ -739,7 +752,7 @@ class SmtRunner {
       found.push_back({vals, key});
       if (states_.size() > opts_.maxStates)
         throw GiveUp{outcome::Status::Unknown, fmt::format("more than {} distinct final states", opts_.maxStates)};
-      assertIn(s, z3::implies(blockAct, z3::mk_or(diff)));
+      assertIn(z3::implies(blockAct, z3::mk_or(diff)));
       // Most tests have a handful of states: the neighbours are explored once the solver has found a few.
       std::vector<std::pair<std::vector<int64_t>, std::string>> more;
       if (found.size() >= kExploreAfterStates) {
@@ -749,13 +762,13 @@ class SmtRunner {
       for (auto& [nvals, nkey] : more) {
         z3::expr_vector ndiff(ctx_);
         for (size_t i = 0; i < termExprs.size(); ++i) ndiff.push_back(differs(termExprs[i], termKind_[i], nvals[i]));
-        assertIn(s, z3::implies(blockAct, z3::mk_or(ndiff)));
+        assertIn(z3::implies(blockAct, z3::mk_or(ndiff)));
         found.push_back({std::move(nvals), std::move(nkey)});
       }
     }
     stats_.note(
         fmt::format("states {}, state queries {}, neighbour checks {}", found.size(), solverCalls_, neighbourChecks_));
-    assertIn(s, !blockAct);
+    assertIn(!blockAct);
 
     // Flags: for each flag, the states reachable by an allowed execution raising it (states already
     // known to raise it from their witness are blocked from the start).
@@ -771,12 +784,12 @@ class SmtRunner {
         continue;
       stats_.query = "check (flag " + name + ")";
       z3::expr flagAct = ctx_.bool_const(fmt::format("flag_{}", sanitize(name)).c_str());
-      assertIn(s, z3::implies(flagAct, terms.expr(l)));
+      assertIn(z3::implies(flagAct, terms.expr(l)));
       const z3::expr_vector flagAssumptions = plus(assumptions, flagAct);
       auto block = [&](const std::vector<int64_t>& vals) {
         z3::expr_vector diff(ctx_);
         for (size_t i = 0; i < termExprs.size(); ++i) diff.push_back(differs(termExprs[i], termKind_[i], vals[i]));
-        assertIn(s, z3::implies(flagAct, z3::mk_or(diff)));
+        assertIn(z3::implies(flagAct, z3::mk_or(diff)));
       };
       for (const auto& f : found)
         if (states_.at(f.key).flags.count(name)) block(f.vals);
@@ -793,7 +806,7 @@ class SmtRunner {
         it->second.flags.insert(name);
         block(vals);
       }
-      assertIn(s, !flagAct);
+      assertIn(!flagAct);
     }
     // Execution counts.
     for (size_t k = 0; k < found.size(); ++k) {
@@ -806,7 +819,7 @@ class SmtRunner {
       z3::expr_vector eqs(ctx_);
       for (size_t i = 0; i < termExprs.size(); ++i)
         eqs.push_back(!differs(termExprs[i], termKind_[i], found[k].vals[i]));
-      assertIn(s, z3::implies(stLit, z3::mk_and(eqs)));
+      assertIn(z3::implies(stLit, z3::mk_and(eqs)));
       st.executions += countExecutions(s, assumptions, stLit, terms, decision);
     }
 
@@ -820,7 +833,7 @@ class SmtRunner {
       z3::expr tl = ctx_.bool_const("outcome");
       z3::expr target = propExpr(spec_.prop, termExprs);
       if (prog_.test->condition.quant == litmus::Condition::Quant::Forall) target = !target;
-      assertIn(s, z3::implies(tl, target));
+      assertIn(z3::implies(tl, target));
       if (check(s, plus(assumptions, tl)) == z3::unsat) {
         z3::expr_vector core = s.unsat_core();
         for (unsigned i = 0; i < core.size(); ++i) {
@@ -845,9 +858,9 @@ class SmtRunner {
         diff.push_back(m.eval(e, true).is_true() ? !e : e);
       }
       if (diff.empty()) break;
-      assertIn(s, z3::implies(countAct, z3::mk_or(diff)));
+      assertIn(z3::implies(countAct, z3::mk_or(diff)));
     }
-    assertIn(s, !countAct);
+    assertIn(!countAct);
     return count;
   }
 
@@ -1098,6 +1111,7 @@ class SmtRunner {
   std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
   uint64_t solverCalls_ = 0;
   Stats stats_;
+  std::vector<z3::expr> pending_;  // added to the solver by its next check (assertIn)
   std::map<std::string, outcome::StateResult> states_;
   std::set<std::string> core_;
 };
