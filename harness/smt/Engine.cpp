@@ -186,12 +186,44 @@ class SmtRunner {
   // the same terms added in the same order once the encoding is complete (ring-K1-N10: SCPerLocation's
   // axiom 72 s against 0.01 s; docs/performance.md).
   void assertIn(const z3::expr& e) { pending_.push_back(e); }
+  // Marks the end of a large part of the encoding (a check of the model): under a deadline, Z3 takes in
+  // what was added up to here before the next part is added.
+  void endOfPart() { partEnds_.push_back(pending_.size()); }
+  // Adds the queued assertions. Z3 4.8.12 takes an encoding in (internalises it) at the next check without
+  // looking at its limits, and that takes seconds on a large encoding (ring-K1-N14: 6.3 s): under a
+  // deadline, each part of the encoding is taken in by a check that is unsat at once (an assumption whose
+  // negation is asserted), and the deadline is checked between parts, so that it is overrun by at most the
+  // largest part (ring-K1-N14: 1.4 s, Causality's axiom). Without a deadline nothing is taken in early: the
+  // first check's search comes out up to a third slower on some tests when it is (docs/performance.md).
   void flushPending(z3::solver& s) {
-    for (const z3::expr& e : pending_) {
+    const bool parts = opts_.timeoutMs > 0 && !partEnds_.empty();
+    const z3::expr takeIn = ctx_.bool_const("take_in");
+    if (parts) s.add(!takeIn);
+    size_t nextPart = 0;
+    for (size_t k = 0; k < pending_.size(); ++k) {
+      if (parts && nextPart < partEnds_.size() && partEnds_[nextPart] == k) {
+        ++nextPart;
+        setDeadline(s);
+        z3::expr_vector a(ctx_);
+        a.push_back(takeIn);
+        (void)s.check(a);
+      }
       pollBudget("smt solver set-up");
-      s.add(e);
+      s.add(pending_[k]);
     }
     pending_.clear();
+    partEnds_.clear();
+  }
+  // The budget is per test: each query gets what is left of it.
+  void setDeadline(z3::solver& s) {
+    if (!opts_.timeoutMs) return;
+    auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0_).count();
+    if (spent >= static_cast<long long>(opts_.timeoutMs))
+      throw GiveUp{outcome::Status::Timeout,
+                   fmt::format("solver timeout: the {} ms left of the test's time budget are spent", opts_.timeoutMs)};
+    z3::params p(ctx_);
+    p.set("timeout", static_cast<unsigned>(opts_.timeoutMs - static_cast<unsigned>(spent)));
+    s.set(p);
   }
 
   // The outcome of interest: the proposition, negated for forall.
@@ -253,18 +285,7 @@ class SmtRunner {
       flushPending(s);
     }
     StatTimer st(stats_, solverCalls_ == 1 ? "check (first)" : stats_.query);
-    if (opts_.timeoutMs) {
-      // The budget is per test: each query gets what is left of it.
-      auto spent =
-          std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0_).count();
-      if (spent >= static_cast<long long>(opts_.timeoutMs))
-        throw GiveUp{
-            outcome::Status::Timeout,
-            fmt::format("solver timeout: the {} ms left of the test's time budget are spent", opts_.timeoutMs)};
-      z3::params p(ctx_);
-      p.set("timeout", static_cast<unsigned>(opts_.timeoutMs - static_cast<unsigned>(spent)));
-      s.set(p);
-    }
+    setDeadline(s);
     z3::check_result r = s.check(assumptions);
     if (stats_.on && solverCalls_ == 1) {  // how much search the first (internalising) query needed
       z3::stats zs = s.statistics();
@@ -464,6 +485,7 @@ class SmtRunner {
     TermTable terms(ctx_);
     z3::solver s(ctx_, z3::solver::simple());
     pending_.clear();
+    partEnds_.clear();
     phase.emplace(stats_, "frame");
     Selection selection = select(u, pc, terms);
     phase.emplace(stats_, "rf/co encoding");
@@ -659,6 +681,7 @@ class SmtRunner {
       const std::string& name = c.info->name;
       switch (c.info->kind) {
         case cat::CheckKind::Check: {
+          endOfPart();
           auto it = axioms.find(name);
           if (it == axioms.end())
             it = axioms.emplace(name, ctx_.bool_const(fmt::format("ax_{}", sanitize(name)).c_str())).first;
@@ -1112,6 +1135,7 @@ class SmtRunner {
   uint64_t solverCalls_ = 0;
   Stats stats_;
   std::vector<z3::expr> pending_;  // added to the solver by its next check (assertIn)
+  std::vector<size_t> partEnds_;   // positions in pending_ where a part of the encoding ends (endOfPart)
   std::map<std::string, outcome::StateResult> states_;
   std::set<std::string> core_;
 };
