@@ -4,8 +4,13 @@
 Each input once ran for minutes or took the machine's memory; the benchmark checks that --timeout and
 --memory end it with the right status. Printed: one line per case, "name<TAB>options<TAB>file".
 """
+import importlib.util
 import os
 import sys
+
+_spec = importlib.util.spec_from_file_location("gen_pipelines", os.path.join(os.path.dirname(__file__), "gen-pipelines.py"))
+gen_pipelines = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(gen_pipelines)
 
 
 def many_threads(threads, accesses):
@@ -69,6 +74,7 @@ def main():
         "two-loops.litmus": TWO_LOOPS,
         "W10.litmus": writes10(),
         "with.cat": WITH_MODEL,
+        "ring-K1-N14.litmus": gen_pipelines.ring(1, 14)[1],
     }
     for name, text in files.items():
         with open(os.path.join(d, name), "w") as f:
@@ -82,6 +88,7 @@ def main():
         ("two loops, --unroll 64, default --max-events", "--unroll 64", "two-loops.litmus"),
         ("two loops, --unroll 64 --max-events 0, timeout", "--unroll 64 --max-events 0 --timeout 2", "two-loops.litmus"),
         ("two loops, --unroll 64 --max-events 0, memory", "--unroll 64 --max-events 0 --memory 300M", "two-loops.litmus"),
+        ("TMA ring K = 1, N = 14, smt", "--engine smt --timeout 3", "ring-K1-N14.litmus"),
         ("with ... from over 10! orders, enum", "--engine enum --memory 100M --model " + os.path.join(d, "with.cat"), "W10.litmus"),
     ]
     for name, opts, f in cases:

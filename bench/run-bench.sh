@@ -96,7 +96,7 @@ PY
   echo "consumer), ring2c (two consumer warps, ping-pong), ringmc (2-CTA cluster, multicast TMA, cluster-scope empty"
   echo "barrier), cpasync (unrolled cp.async multistage), all correctly synchronised (Never, no flag), and cow-W{W}-R{R}"
   echo "(W writers x 2 writes, R readers x 2 reads: many final states). One process per member and engine, \`-j1\`,"
-  echo "the default \`--max-events\` (1000), \`--timeout ${SCALING_TIMEOUT}\`; wall time and peak RSS of the whole process."
+  echo "the default \`--max-events\` (1000), no \`--timeout\` (the benchmark kills a process after ${SCALING_TIMEOUT} s); wall time and peak RSS of the whole process."
   echo "Targets (issue 14): ring up to K = 8, N = 2K+1 and ring2c / ringmc up to K = 4 ≤ 1 s with smt, cow-W3-R2 ≤ 0.5 s,"
   echo "enum within 10x of smt."
   echo
