@@ -128,7 +128,8 @@ def plot(rows, png, timeout):
                 continue
             axes[0].scatter([r["instrs"] for r in pts], [r["wall"] for r in pts], marker=marker, color=colors[fam],
                             label=f"{fam} {engine}", s=22)
-            axes[1].scatter([r["instrs"] for r in pts], [r["rss"] or 0 for r in pts], marker=marker,
+            measured = [r for r in pts if r["rss"] is not None]  # a killed process has no peak RSS
+            axes[1].scatter([r["instrs"] for r in measured], [r["rss"] for r in measured], marker=marker,
                             color=colors[fam], label=f"{fam} {engine}", s=22)
     # Growth panel: time against N at fixed K, smt, for every (family, K) with three sizes or more.
     groups = {}
