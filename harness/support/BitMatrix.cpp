@@ -1,6 +1,7 @@
 #include "support/BitMatrix.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 
 namespace ptxmm {
@@ -178,8 +179,11 @@ BitMatrix BitMatrix::complement() const {
 BitMatrix BitMatrix::compose(const BitMatrix& o) const {
   BitMatrix m(n_);
   // The middle events with a successor in o: the others add nothing (skipped word-parallel, which makes
-  // a dense relation composed with a sparse one cheap).
-  std::vector<uint64_t> mid(stride_, 0);
+  // a dense relation composed with a sparse one cheap). On the stack up to 1,024 events (no allocation
+  // per call: compose is the enum engine's most frequent operation).
+  std::array<uint64_t, 16> midSmall{};
+  std::vector<uint64_t> midLarge(stride_ > midSmall.size() ? stride_ : 0, 0);
+  uint64_t* mid = stride_ > midSmall.size() ? midLarge.data() : midSmall.data();
   for (size_t k = 0; k < n_; ++k) {
     const uint64_t* b = o.rowWords(k);
     for (size_t q = 0; q < stride_; ++q)
