@@ -483,29 +483,25 @@ TEST_CASE("checkRank evaluates the top-level plain checks by rank on the values 
     // those after it.
     CHECK(names == std::vector<std::string>{"has-po", "third", "second", "first", "fourth"});
   }
-  // With stopAtFailedCheck, the check ranked first among the failing ones cuts the outcome.
   Model f = parseModel("T\nacyclic po^-1 | po as a\nirreflexive po as b\nempty po as c\n", "t.cat");
   Interpreter<BitAlgebra> fin(f);
+  // The one outcome of `fin` run with `ranks`, which must have evaluated only the check `name`.
+  auto onlyCheck = [&](const std::vector<uint32_t>* ranks, const std::string& name) {
+    ro.checkRank = ranks;
+    auto res = fin.run(a, ro);
+    REQUIRE(res.outcomes.size() == 1);
+    REQUIRE(res.outcomes[0].checks.size() == 1);
+    CHECK(res.outcomes[0].checks[0].info->name == name);
+    return res.outcomes[0].cut;
+  };
+  // With stopAtFailedCheck, the check ranked first among the failing ones cuts the outcome.
   const std::vector<uint32_t> cFirst{1, 2, 0};
-  ro.checkRank = &cFirst;
-  auto rf = fin.run(a, ro);
-  REQUIRE(rf.outcomes.size() == 1);
-  CHECK(rf.outcomes[0].cut);
-  REQUIRE(rf.outcomes[0].checks.size() == 1);
-  CHECK(rf.outcomes[0].checks[0].info->name == "c");
+  CHECK(onlyCheck(&cFirst, "c"));
   // A check ranked kSkipCheck is not evaluated: with `a` and `c` skipped, only `b` is, and it holds.
   const std::vector<uint32_t> onlyB{RunOptions::kSkipCheck, 0, RunOptions::kSkipCheck};
-  ro.checkRank = &onlyB;
-  auto rb = fin.run(a, ro);
-  REQUIRE(rb.outcomes.size() == 1);
-  CHECK_FALSE(rb.outcomes[0].cut);
-  REQUIRE(rb.outcomes[0].checks.size() == 1);
-  CHECK(rb.outcomes[0].checks[0].info->name == "b");
+  CHECK_FALSE(onlyCheck(&onlyB, "b"));
   const std::vector<uint32_t> tooFew{0, 1};
   ro.checkRank = &tooFew;
   CHECK_THROWS_WITH(fin.run(a, ro), Catch::Matchers::Contains("2 ranks for 3 checks"));
-  ro.checkRank = nullptr;  // model order: `a` fails first
-  auto plain = fin.run(a, ro);
-  REQUIRE(plain.outcomes[0].checks.size() == 1);
-  CHECK(plain.outcomes[0].checks[0].info->name == "a");
+  onlyCheck(nullptr, "a");  // model order: `a` fails first
 }
