@@ -62,6 +62,7 @@ class Enumerator {
     try {
       events::forEachPathChoice(prog_, [&](const std::vector<int>& choice) {
         const uint64_t n0 = nodes_;
+        const auto tc0 = Clock::now();
         const uint64_t c0 = candidates_, a0 = abandoned_, l0 = leftOut_;
         runSkeleton(events::buildSkeleton(prog_, choice));
         ++skeletons_;
@@ -76,8 +77,9 @@ class Enumerator {
           }
           fmt::print(stderr,
                      "enum path choice{}: {} events, {} search nodes, {} candidates, {} searches abandoned, {} left "
-                     "out\n",
-                     d, n_, nodes_ - n0, candidates_ - c0, abandoned_ - a0, leftOut_ - l0);
+                     "out, {:.3f} s\n",
+                     d, n_, nodes_ - n0, candidates_ - c0, abandoned_ - a0, leftOut_ - l0,
+                     std::chrono::duration<double>(Clock::now() - tc0).count());
         }
         if (nodes_ - n0 > maxSkeletonNodes_) {
           maxSkeletonNodes_ = nodes_ - n0;
@@ -106,9 +108,10 @@ class Enumerator {
           stderr,
           "enum stats: {} path choices, {} search nodes (largest path choice: {} events, {} nodes), {} searches "
           "abandoned for the other order, {} core checks, {} candidates, {} states, {} partial candidates "
-          "of a recorded state left out, {} model runs explaining a failure, {} backjumps, {} model runs replayed\n",
+          "of a recorded state left out ({} flag bounds computed at a node), {} path choices refuted by one or two "
+          "locations' decisions, {} model runs explaining a failure, {} backjumps, {} model runs replayed\n",
           skeletons_, nodes_, maxSkeletonEvents_, maxSkeletonNodes_, abandoned_, coreEvals_, candidates_,
-          res.states.size(), leftOut_, explainEvals_, jumps_, replayed_);
+          res.states.size(), leftOut_, flagBounds_, projRefuted_, explainEvals_, jumps_, replayed_);
     return res;
   }
 
@@ -156,6 +159,21 @@ class Enumerator {
     // Value dependencies of every write.
     readIndex_.assign(n_, -1);
     for (size_t k = 0; k < reads_.size(); ++k) readIndex_[static_cast<size_t>(reads_[k])] = static_cast<int>(k);
+    // The reads each value-dependent set member's condition depends on (-1: a read of no event here).
+    dynReads_.clear();
+    for (const auto& [name, members] : sk.dynamicSets) {
+      dynReads_.emplace_back();
+      for (const auto& [i, cond] : members) {
+        std::vector<events::EventId> deps;
+        prog_.exprs.collectReads(cond, deps);
+        std::vector<int> ks;
+        for (events::EventId d : deps) {
+          const int di = sk.indexOf(d);
+          ks.push_back(di < 0 ? -1 : readIndex_[static_cast<size_t>(di)]);
+        }
+        dynReads_.back().push_back(std::move(ks));
+      }
+    }
     writeDeps_.assign(n_, {});
     for (size_t i = 0; i < n_; ++i) {
       const events::Event& e = sk.event(i);
@@ -248,6 +266,7 @@ class Enumerator {
     nLocs_ = sk.writesByLoc.size();
     allLocs_ = BitSet::full(nLocs_);
     lastWhy_.assign(nLocs_, BitSet());
+    pairHits_.assign(nLocs_ * nLocs_, 0);
     for (auto& log : replay_) log.clear();
     decisionLocs_.clear();
     resetSearch();
@@ -275,6 +294,7 @@ class Enumerator {
           }
       co_ = coBase_;
     }
+    refutePending_ = prune_ && sk.blocked && opts_.refuteByLocations;
     for (int attempt = 0;;) {
       const Order ord = stateFirst && byState_ ? Order::ByState
                         : attempt % 3 == 0     ? Order::ByNeighbour
@@ -303,6 +323,10 @@ class Enumerator {
         return;
       } catch (const Abandon&) {
         ++abandoned_;
+        if (refutePending_ && ord != Order::ByState) {
+          refutePending_ = false;
+          if (refutedAlone()) return;
+        }
         if (ord == Order::ByState) {
           byState_ = false;  // for the rest of the test
         } else {
@@ -311,6 +335,80 @@ class Enumerator {
         }
       }
     }
+  }
+
+  // Whether the decisions of one location, or of two, alone (their co orders and their reads' sources)
+  // already fail in every way they can be taken, which refutes the path choice: every execution takes
+  // them one way, and what fails for good on a partial execution fails on all its completions. After the
+  // first decision order of a path choice stalled, each location that decides something (a blocked wait's,
+  // or one whose reads a path guard depends on) is searched so alone, then the pairs of locations that
+  // explained the most failed nodes of the stalled search together, each with a node budget; then the
+  // next order. A thread of a pipeline that blocks at a wait while the others run to the end is often
+  // refuted by one barrier's chain (a wait that could only read a stale phase, which coherence forbids)
+  // or two (a causality cycle through a full and an empty barrier), which the orders reach only after
+  // other locations' choices (docs/design.md "The enum engine's search").
+  bool refutedAlone() {
+    const events::Skeleton& sk = *sk_;
+    std::vector<char> sync(nLocs_, 0);
+    auto mark = [&](int k) {
+      if (k >= 0) sync[static_cast<size_t>(sk.event(static_cast<size_t>(reads_[static_cast<size_t>(k)])).loc)] = 1;
+    };
+    for (const auto& ks : guardReads_) std::for_each(ks.begin(), ks.end(), mark);
+    for (int r : sk.readsFinal)
+      if (r >= 0) mark(readIndex_[static_cast<size_t>(r)]);
+    std::vector<size_t> locs;
+    for (size_t loc = 0; loc < nLocs_; ++loc)
+      if (sync[loc]) locs.push_back(loc);
+    std::vector<BitSet> groups;  // each location, then each pair
+    for (size_t a : locs) groups.push_back(BitSet(nLocs_)), groups.back().set(a);
+    // Pairs: those that failed nodes of the stalled search together most often, the most first.
+    std::vector<std::pair<uint64_t, size_t>> pairs;
+    for (size_t x = 0; x < pairHits_.size(); ++x)
+      if (pairHits_[x] > 0) pairs.emplace_back(pairHits_[x], x);
+    std::sort(pairs.begin(), pairs.end(), std::greater<>());
+    if (pairs.size() > kProjectionPairs) pairs.resize(kProjectionPairs);
+    for (const auto& [hits, x] : pairs) {
+      groups.push_back(BitSet(nLocs_));
+      groups.back().set(x / nLocs_);
+      groups.back().set(x % nLocs_);
+    }
+    const std::vector<Step> all = steps_;
+    bool refuted = false;
+    projecting_ = true;
+    for (size_t g = 0; g < groups.size() && !refuted; ++g) {
+      steps_.clear();
+      for (const Step& st : all)
+        if (st.kind != Step::Sc && groups[g].test(st.loc)) steps_.push_back(st);
+      steps_.push_back({Step::Sc, 0, 0});
+      resetSearch();
+      attemptNodes_ = 0;
+      attemptLimit_ = kProjectionBudget;
+      stepDone_.assign(steps_.size(), 0);
+      nodeKnown_.assign(reads_.size(), 0);
+      ev_.reset();
+      propagate(nodeKnown_);
+      try {
+        (void)descend(0);
+        refuted = true;
+      } catch (const ProjectionOpen&) {
+      } catch (const Abandon&) {
+      }
+    }
+    projecting_ = false;
+    steps_ = all;
+    if (refuted) ++projRefuted_;
+    return refuted;
+  }
+
+  // Counts the pairs of locations among the reasons `why` of a failed node (refutedAlone's pairs), where
+  // they are few.
+  void notePairs(const BitSet& why) {
+    if (projecting_) return;
+    std::vector<size_t> ls;
+    why.forEach([&](size_t l) { ls.push_back(l); });
+    if (ls.size() < 2 || ls.size() > 3) return;
+    for (size_t a = 0; a < ls.size(); ++a)
+      for (size_t b = a + 1; b < ls.size(); ++b) ++pairHits_[ls[a] * nLocs_ + ls[b]];
   }
 
   // The root of the search: nothing decided but the init writes' place in co.
@@ -328,6 +426,7 @@ class Enumerator {
   // Thrown by viable() when the current decision order spent its node budget without going deeper, before
   // any candidate.
   struct Abandon {};
+  struct ProjectionOpen {};  // refutedAlone's locations' decisions alone leave the partial execution open
   enum class Order {
     ByState,      // the reads the final state is made of first, then as ByLocation
     ByLocation,   // location by location (blocked waits' first, most RMW reads, most reads): appends, then reads
@@ -479,6 +578,7 @@ class Enumerator {
   // the reasons of its subtree's failure needs no other alternative: they would all fail alike
   // (conflict-directed backjumping; docs/design.md "The enum engine's search").
   BitSet descend(size_t i) {
+    if (projecting_ && i + 1 == steps_.size()) throw ProjectionOpen{};
     if (i == steps_.size()) return allLocs_;
     BitSet why(nLocs_);
     const size_t pick = pickStep(why);
@@ -595,7 +695,10 @@ class Enumerator {
     // A failure is explained only while no alternative was found to hold every location among its reasons
     // (then the union is every location whatever the others say).
     auto child = [&]() {
-      if (viable(i, st.loc, why.count() < nLocs_, sub)) sub = descend(i + 1);
+      if (viable(i, st.loc, why.count() < nLocs_, sub))
+        sub = descend(i + 1);
+      else
+        notePairs(sub);
     };
     switch (st.kind) {
       case Step::Append: {
@@ -730,9 +833,12 @@ class Enumerator {
       attemptDepthAt_ = attemptNodes_;
     }
     // The ByState try counts all its nodes: it is only worth it where the states come quickly.
-    if (attemptNodes_ - (byStateTry_ ? 0 : attemptDepthAt_) > attemptLimit_ &&
-        candidates_ + leftOut_ == attemptCandidates_)
+    if (projecting_) {
+      if (attemptNodes_ > attemptLimit_) throw Abandon{};
+    } else if (attemptNodes_ - (byStateTry_ ? 0 : attemptDepthAt_) > attemptLimit_ &&
+               candidates_ + leftOut_ == attemptCandidates_) {
       throw Abandon{};
+    }
     // Values resolved so far and the guards they decide.
     std::vector<char>& known = nodeKnown_;
     known.assign(reads_.size(), 0);
@@ -756,6 +862,11 @@ class Enumerator {
         why.set(static_cast<size_t>(sk_->event(static_cast<size_t>(r)).loc));
         return false;
       }
+    }
+    if (projecting_) {
+      const bool open = modelOpen(rf_, co_);
+      if (!open) why = explain ? explainClosed(loc) : allLocs_;
+      return open;
     }
     if (recordedState(known)) {
       ++leftOut_;
@@ -853,8 +964,13 @@ class Enumerator {
       }
     auto it = states_.find(spec_.key(stateValues(co_)));
     if (it == states_.end()) return false;
-    return std::all_of(required_.begin(), required_.end(),
-                       [&](const std::string& f) { return it->second.flags.count(f) != 0; });
+    auto recorded = [&](const std::string& f) { return it->second.flags.count(f) != 0; };
+    if (std::all_of(required_.begin(), required_.end(), recorded)) return true;
+    // The path choice's bound names a flag the state lacks (ptx.cat's data-race before the barriers'
+    // waits have their sources): the node's own bound, tighter with what is decided, may rule it out.
+    ++flagBounds_;
+    std::vector<std::string> here;
+    return possibleFlags(here, &known) && std::all_of(here.begin(), here.end(), recorded);
   }
 
   // The flags an allowed completion of the partial execution may raise, into `out`: the path choice's own
@@ -863,8 +979,9 @@ class Enumerator {
   // bounds: rf, co and sc from what is decided to what may still be added (every source left to an
   // undecided read, both orders of two unplaced writes, any sc order), fr from theirs, FW from the co-last
   // writes of the locations placed in full to those and the unplaced writes, the value-dependent sets
-  // from none to every event. False when the model cannot be evaluated so.
-  bool possibleFlags(std::vector<std::string>& out) {
+  // from the members `known` decides (their conditions' reads resolved; none without `known`) to those
+  // and the undecided listed members. False when the model cannot be evaluated so.
+  bool possibleFlags(std::vector<std::string>& out, const std::vector<char>* known = nullptr) {
     const events::Skeleton& sk = *sk_;
     out.clear();
     if (sk.cut) out.emplace_back(outcome::kCutFlag);
@@ -880,7 +997,7 @@ class Enumerator {
     for (size_t k = 0; k < reads_.size(); ++k)
       if (src_[k] < 0)
         for (int w : sources_[k]) rfHi.set(static_cast<size_t>(w), static_cast<size_t>(reads_[k]));
-    BitSet fwLo(n_), fwHi(n_), all(n_);
+    BitSet fwLo(n_), fwHi(n_);
     for (const auto& ws : sk.writesByLoc) {
       bool complete = true;
       for (int a : ws) {
@@ -898,13 +1015,32 @@ class Enumerator {
     for (int a : scItems_)
       for (int b : scItems_)
         if (a != b) scHi.set(static_cast<size_t>(a), static_cast<size_t>(b));
-    for (size_t i = 0; i < n_; ++i) all.set(i);
     ialg_->setRel(events::nameOf(events::Builtin::rf), rf_, rfHi);
     ialg_->setRel(events::nameOf(events::Builtin::co), co_, coHi);
     ialg_->setRel(events::nameOf(events::Builtin::fr), rf_.transpose().compose(co_), rfHi.transpose().compose(coHi));
     ialg_->setRel(events::nameOf(events::Builtin::sc), BitMatrix(n_), scHi);
     ialg_->setSet(events::nameOf(events::Builtin::FW), fwLo, fwHi);
-    for (const auto& [name, members] : sk.dynamicSets) ialg_->setSet(name, BitSet(n_), all);
+    // A value-dependent set holds at most its listed members; those whose condition's reads are all
+    // resolved (`known`, with ev_'s values) are decided.
+    size_t set = 0;
+    for (const auto& [name, members] : sk.dynamicSets) {
+      BitSet lo(n_), hi(n_);
+      for (size_t j = 0; j < members.size(); ++j) {
+        const auto i = static_cast<size_t>(members[j].first);
+        const std::vector<int>& ks = dynReads_[set][j];
+        const bool decided = known != nullptr && std::all_of(ks.begin(), ks.end(), [&](int k) {
+                               return k >= 0 && (*known)[static_cast<size_t>(k)];
+                             });
+        if (!decided) {
+          hi.set(i);
+        } else if (ev_.eval(members[j].second, readVals_) != 0) {
+          lo.set(i);
+          hi.set(i);
+        }
+      }
+      ialg_->setSet(name, lo, hi);
+      ++set;
+    }
     try {
       cat::ModelResult<cat::IntervalAlgebra> r = iinterp_.run(*ialg_, {}, &icache_);
       for (const auto& o : r.outcomes)
@@ -1152,10 +1288,16 @@ class Enumerator {
   uint64_t candidates_ = 0;  // complete executions evaluated
   uint64_t nodes_ = 0;       // partial executions checked
   // Counts for PTXMM_ENUM_STATS (docs/performance.md).
-  uint64_t skeletons_ = 0, maxSkeletonNodes_ = 0, coreEvals_ = 0, abandoned_ = 0, leftOut_ = 0;
+  uint64_t skeletons_ = 0, maxSkeletonNodes_ = 0, coreEvals_ = 0, abandoned_ = 0, leftOut_ = 0, flagBounds_ = 0;
   size_t maxSkeletonEvents_ = 0;
   bool statsPerChoice_ =
       std::getenv("PTXMM_ENUM_STATS") != nullptr && std::string(std::getenv("PTXMM_ENUM_STATS")) == "2";
+  std::vector<uint64_t> pairHits_;  // per pair of locations (a * nLocs_ + b, a < b): failed nodes they explain
+  static constexpr size_t kProjectionPairs = 8;        // pairs refutedAlone tries
+  bool refutePending_ = false;                         // refutedAlone is still to be tried in this path choice
+  bool projecting_ = false;                            // refutedAlone's search: one or two locations' decisions only
+  static constexpr uint64_t kProjectionBudget = 1000;  // search nodes per location or pair (refutedAlone)
+  uint64_t projRefuted_ = 0;                           // path choices refutedAlone refuted
   bool prune_ = true;        // partial executions are checked against the model (MonotoneAlgebra)
   bool byState_;             // the ByState order is tried first (until it is abandoned once in this test)
   bool byStateTry_ = false;  // the current search is in the ByState order
@@ -1177,8 +1319,9 @@ class Enumerator {
   std::vector<size_t> decisionLocs_;  // the locations of the decisions on the current search path
   std::vector<BitSet> lastWhy_;       // per location: the last explainClosed result for it
   std::optional<cat::BitAlgebra> alg_;
-  cat::RunCache<cat::BitAlgebra> cache_;  // the model's static definitions, for this skeleton
-  bool valueSets_ = false;                // the skeleton has value-dependent set members (Skeleton::dynamicSets)
+  cat::RunCache<cat::BitAlgebra> cache_;                 // the model's static definitions, for this skeleton
+  std::vector<std::vector<std::vector<int>>> dynReads_;  // per dynamic set and member: its condition's reads
+  bool valueSets_ = false;  // the skeleton has value-dependent set members (Skeleton::dynamicSets)
   std::vector<int> reads_;
   std::vector<std::vector<int>> sources_;
   std::vector<int> readIndex_;               // compact index -> index in reads_ (-1: not a read)

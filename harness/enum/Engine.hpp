@@ -38,6 +38,10 @@ struct EnumOptions {
   /// alternatives of a decision whose location is not among the reasons (conflict-directed backjumping,
   /// docs/design.md "The enum engine's search"). Off: every alternative is searched (for tests).
   bool backjump = true;
+  /// After the first decision order of a path choice in which a thread blocks stalled, search the
+  /// decisions of each deciding location alone, then of pairs of locations, for a refutation of the whole
+  /// path choice (docs/design.md "The enum engine's search"). Off: only the decision orders (for tests).
+  bool refuteByLocations = true;
   double timeoutSeconds = 0;                  ///< 0 = none; exceeded → Status::Timeout
   const std::atomic<bool>* cancel = nullptr;  ///< set by the caller to stop early (→ Unknown)
 };

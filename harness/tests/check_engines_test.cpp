@@ -589,3 +589,26 @@ TEST_CASE("smt: under a deadline the encoding reaches Z3 in parts, with the same
     CHECK(check::compareResults(vp, vd).empty());
   }
 }
+
+TEST_CASE("enum: a stalled path choice is refuted by one or two locations' decisions only when they fail",
+          "[check][enum]") {
+  // After the first decision order of a path choice in which a thread blocks stalls, the decisions of each
+  // deciding location, then of pairs of locations, are searched alone (docs/design.md "The enum engine's
+  // search"); the path choice is dropped only if every way of taking them fails. With a first node budget
+  // of 8 the search stalls in most blocked path choices, the feasible ones among them: those of
+  // ring-K2-N5-no-release1 (both threads blocked) and ring-K2-N5-wrong-parity4 (the consumer blocked at its
+  // last wait) must keep their deadlock states, with smt's states, flags and execution counts, as with the
+  // decision orders alone.
+  for (const char* name : {"ring-K2-N5-no-release1.litmus", "ring-K2-N5-wrong-parity4.litmus", "ring-K1-N4.litmus"}) {
+    INFO(name);
+    enumeration::EnumOptions eo;
+    eo.orderNodeBudget = 8;
+    const check::Verdict refuting = enumAndSmt(name, eo).first;
+    eo.refuteByLocations = false;
+    const check::Verdict orders = enumAndSmt(name, eo).first;
+    CHECK(check::compareResults(refuting, orders).empty());
+    CHECK(refuting.positive == orders.positive);
+    CHECK(refuting.negative == orders.negative);
+    CHECK(refuting.flags == orders.flags);
+  }
+}
