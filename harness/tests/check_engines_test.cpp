@@ -397,6 +397,20 @@ std::pair<check::Verdict, check::Verdict> enumAndSmt(const std::string& name, en
   return std::pair{std::move(ve), std::move(vs)};
 }
 
+// enumAndSmt with `eo`, and again with the search feature `feature` turned off: the same states, flags and
+// execution counts. Returns the verdict without it.
+check::Verdict sameWithout(const std::string& name, enumeration::EnumOptions eo,
+                           bool enumeration::EnumOptions::*feature) {
+  const check::Verdict with = enumAndSmt(name, eo).first;
+  eo.*feature = false;
+  check::Verdict without = enumAndSmt(name, eo).first;
+  CHECK(check::compareResults(with, without).empty());
+  CHECK(with.positive == without.positive);
+  CHECK(with.negative == without.negative);
+  CHECK(with.flags == without.flags);
+  return without;
+}
+
 }  // namespace
 
 TEST_CASE("enum: an mbarrier ring's RMW chains are searched as co prefixes", "[check][enum]") {
@@ -547,13 +561,7 @@ TEST_CASE("enum: backjumping skips only the alternatives a failure does not need
   //   by the last decision's location alone, its only state is lost.
   for (const char* name : {"guard-cone.litmus", "litmus/async/S08-tma-load-wait-acquire.litmus"}) {
     INFO(name);
-    enumeration::EnumOptions eo;
-    const check::Verdict jumped = enumAndSmt(name, eo).first;
-    eo.backjump = false;
-    const check::Verdict plain = enumAndSmt(name, eo).first;
-    CHECK(check::compareResults(jumped, plain).empty());
-    CHECK(jumped.positive == plain.positive);
-    CHECK(jumped.negative == plain.negative);
+    const check::Verdict plain = sameWithout(name, {}, &enumeration::EnumOptions::backjump);
     auto pc = loadPtxCase(name);
     REQUIRE(pc);
     check::EngineResult states = enumeration::runEnum(pc->prog, pc->model, pc->spec, {});
@@ -603,12 +611,6 @@ TEST_CASE("enum: a stalled path choice is refuted by one or two locations' decis
     INFO(name);
     enumeration::EnumOptions eo;
     eo.orderNodeBudget = 8;
-    const check::Verdict refuting = enumAndSmt(name, eo).first;
-    eo.refuteByLocations = false;
-    const check::Verdict orders = enumAndSmt(name, eo).first;
-    CHECK(check::compareResults(refuting, orders).empty());
-    CHECK(refuting.positive == orders.positive);
-    CHECK(refuting.negative == orders.negative);
-    CHECK(refuting.flags == orders.flags);
+    (void)sameWithout(name, eo, &enumeration::EnumOptions::refuteByLocations);
   }
 }
