@@ -109,9 +109,10 @@ class Enumerator {
           "enum stats: {} path choices, {} search nodes (largest path choice: {} events, {} nodes), {} searches "
           "abandoned for the other order, {} core checks, {} candidates, {} states, {} partial candidates "
           "of a recorded state left out ({} flag bounds computed at a node), {} path choices refuted by one or two "
-          "locations' decisions, {} model runs explaining a failure, {} backjumps, {} model runs replayed\n",
+          "locations' decisions (in {} search nodes), {} model runs explaining a failure, {} backjumps, {} model runs "
+          "replayed\n",
           skeletons_, nodes_, maxSkeletonEvents_, maxSkeletonNodes_, abandoned_, coreEvals_, candidates_,
-          res.states.size(), leftOut_, flagBounds_, projRefuted_, explainEvals_, jumps_, replayed_);
+          res.states.size(), leftOut_, flagBounds_, projRefuted_, projNodes_, explainEvals_, jumps_, replayed_);
     return res;
   }
 
@@ -342,11 +343,11 @@ class Enumerator {
   // them one way, and what fails for good on a partial execution fails on all its completions. After the
   // first decision order of a path choice stalled, each location that decides something (a blocked wait's,
   // or one whose reads a path guard depends on) is searched so alone, then the pairs of locations that
-  // explained the most failed nodes of the stalled search together, each with a node budget; then the
-  // next order. A thread of a pipeline that blocks at a wait while the others run to the end is often
-  // refuted by one barrier's chain (a wait that could only read a stale phase, which coherence forbids)
-  // or two (a causality cycle through a full and an empty barrier), which the orders reach only after
-  // other locations' choices (docs/design.md "The enum engine's search").
+  // explained the most failed nodes of the stalled search together, each with a node budget (and all of
+  // them with kProjectionTotal); then the next order. A thread of a pipeline that blocks at a wait while the others run
+  // to the end is often refuted by one barrier's chain (a wait that could only read a stale phase, which coherence
+  // forbids) or two (a causality cycle through a full and an empty barrier), which the orders reach only after other
+  // locations' choices (docs/design.md "The enum engine's search").
   bool refutedAlone() {
     const events::Skeleton& sk = *sk_;
     std::vector<char> sync(nLocs_, 0);
@@ -375,7 +376,8 @@ class Enumerator {
     const std::vector<Step> all = steps_;
     bool refuted = false;
     projecting_ = true;
-    for (size_t g = 0; g < groups.size() && !refuted; ++g) {
+    // The groups' nodes together are bounded too (a test with many deciding locations).
+    for (size_t g = 0, spent = 0; g < groups.size() && !refuted && spent < kProjectionTotal; ++g) {
       steps_.clear();
       for (const Step& st : all)
         if (st.kind != Step::Sc && groups[g].test(st.loc)) steps_.push_back(st);
@@ -393,6 +395,8 @@ class Enumerator {
       } catch (const ProjectionOpen&) {
       } catch (const Abandon&) {
       }
+      spent += attemptNodes_;
+      projNodes_ += attemptNodes_;
     }
     projecting_ = false;
     steps_ = all;
@@ -1297,7 +1301,9 @@ class Enumerator {
   bool refutePending_ = false;                         // refutedAlone is still to be tried in this path choice
   bool projecting_ = false;                            // refutedAlone's search: one or two locations' decisions only
   static constexpr uint64_t kProjectionBudget = 1000;  // search nodes per location or pair (refutedAlone)
-  uint64_t projRefuted_ = 0;                           // path choices refutedAlone refuted
+  static constexpr uint64_t kProjectionTotal = 16 * kProjectionBudget;  // per path choice (refutedAlone)
+  uint64_t projNodes_ = 0;                                              // search nodes refutedAlone spent
+  uint64_t projRefuted_ = 0;                                            // path choices refutedAlone refuted
   bool prune_ = true;        // partial executions are checked against the model (MonotoneAlgebra)
   bool byState_;             // the ByState order is tried first (until it is abandoned once in this test)
   bool byStateTry_ = false;  // the current search is in the ByState order
