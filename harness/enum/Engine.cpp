@@ -303,18 +303,10 @@ class Enumerator {
                                                : Order::ByDepth;
       orderSteps(ord);
       byStateTry_ = ord == Order::ByState;
-      resetSearch();
-      attemptNodes_ = 0;
+      startTry(limit);
       attemptOrder_ = ord;
       attemptModelRuns_ = 0;
-      attemptDepth_ = 0;
-      attemptDepthAt_ = 0;
       attemptCandidates_ = candidates_ + leftOut_;
-      attemptLimit_ = limit;
-      stepDone_.assign(steps_.size(), 0);
-      nodeKnown_.assign(reads_.size(), 0);
-      ev_.reset();
-      propagate(nodeKnown_);
       if (recordedState(nodeKnown_)) {  // every execution of the path choice (docs/design.md)
         ++leftOut_;
         return;
@@ -382,13 +374,7 @@ class Enumerator {
       for (const Step& st : all)
         if (st.kind != Step::Sc && groups[g].test(st.loc)) steps_.push_back(st);
       steps_.push_back({Step::Sc, 0, 0});
-      resetSearch();
-      attemptNodes_ = 0;
-      attemptLimit_ = kProjectionBudget;
-      stepDone_.assign(steps_.size(), 0);
-      nodeKnown_.assign(reads_.size(), 0);
-      ev_.reset();
-      propagate(nodeKnown_);
+      startTry(kProjectionBudget);
       try {
         (void)descend(0);
         refuted = true;
@@ -413,6 +399,20 @@ class Enumerator {
     if (ls.size() < 2 || ls.size() > 3) return;
     for (size_t a = 0; a < ls.size(); ++a)
       for (size_t b = a + 1; b < ls.size(); ++b) ++pairHits_[ls[a] * nLocs_ + ls[b]];
+  }
+
+  // The root of a try of steps_ with the node budget `limit` (viable): nothing decided, the values known
+  // there resolved.
+  void startTry(uint64_t limit) {
+    resetSearch();
+    attemptNodes_ = 0;
+    attemptDepth_ = 0;
+    attemptDepthAt_ = 0;
+    attemptLimit_ = limit;
+    stepDone_.assign(steps_.size(), 0);
+    nodeKnown_.assign(reads_.size(), 0);
+    ev_.reset();
+    propagate(nodeKnown_);
   }
 
   // The root of the search: nothing decided but the init writes' place in co.
