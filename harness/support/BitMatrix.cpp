@@ -176,6 +176,45 @@ BitMatrix BitMatrix::complement() const {
   return m;
 }
 
+namespace {
+
+// The rows of a ; b into m (n events, `stride` words per row, `mid`: the events with a successor in b).
+// S > 0: the row length fixed at compile time (unrolled); S == 0: `stride`.
+template <size_t S>
+void composeRows(uint64_t* m, const uint64_t* a, const uint64_t* b, const uint64_t* mid, size_t n, size_t stride) {
+  const size_t w = S > 0 ? S : stride;
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t* r = m + i * w;
+    const uint64_t* ai = a + i * w;
+    for (size_t k = 0; k < w; ++k)
+      for (uint64_t bits = ai[k] & mid[k]; bits; bits &= bits - 1) {
+        const uint64_t* bj = b + (k * 64 + static_cast<size_t>(__builtin_ctzll(bits))) * w;
+        for (size_t q = 0; q < w; ++q) r[q] |= bj[q];
+      }
+  }
+}
+
+// Warshall's closure of m in place; S as for composeRows.
+template <size_t S>
+void closeRows(uint64_t* m, size_t n, size_t stride) {
+  const size_t w = S > 0 ? S : stride;
+  for (size_t k = 0; k < n; ++k) {
+    const size_t kw = k >> 6;
+    const uint64_t kb = uint64_t{1} << (k & 63);
+    const uint64_t* rk = m + k * w;
+    bool leads = false;
+    for (size_t q = 0; q < w; ++q) leads = leads || rk[q] != 0;
+    if (!leads) continue;  // k leads nowhere
+    for (size_t i = 0; i < n; ++i) {
+      uint64_t* ri = m + i * w;
+      if (ri[kw] & kb)
+        for (size_t q = 0; q < w; ++q) ri[q] |= rk[q];
+    }
+  }
+}
+
+}  // namespace
+
 BitMatrix BitMatrix::compose(const BitMatrix& o) const {
   BitMatrix m(n_);
   // The middle events with a successor in o: the others add nothing (skipped word-parallel, which makes
@@ -192,14 +231,13 @@ BitMatrix BitMatrix::compose(const BitMatrix& o) const {
         break;
       }
   }
-  for (size_t i = 0; i < n_; ++i) {
-    uint64_t* r = m.rowWords(i);
-    const uint64_t* a = rowWords(i);
-    for (size_t k = 0; k < stride_; ++k)
-      for (uint64_t w = a[k] & mid[k]; w; w &= w - 1) {
-        const uint64_t* b = o.rowWords(k * 64 + static_cast<size_t>(__builtin_ctzll(w)));
-        for (size_t q = 0; q < stride_; ++q) r[q] |= b[q];
-      }
+  // Rows of up to 256 events with their length known to the compiler (the litmus tests and pipelines).
+  switch (stride_) {
+    case 1: composeRows<1>(m.d_.data(), d_.data(), o.d_.data(), mid, n_, stride_); break;
+    case 2: composeRows<2>(m.d_.data(), d_.data(), o.d_.data(), mid, n_, stride_); break;
+    case 3: composeRows<3>(m.d_.data(), d_.data(), o.d_.data(), mid, n_, stride_); break;
+    case 4: composeRows<4>(m.d_.data(), d_.data(), o.d_.data(), mid, n_, stride_); break;
+    default: composeRows<0>(m.d_.data(), d_.data(), o.d_.data(), mid, n_, stride_); break;
   }
   return m;
 }
@@ -213,16 +251,12 @@ BitMatrix BitMatrix::transpose() const {
 BitMatrix BitMatrix::transitiveClosure() const {
   BitMatrix m = *this;
   // Warshall: for every intermediate k, every row i that reaches k gets row k.
-  for (size_t k = 0; k < n_; ++k) {
-    const size_t kw = k >> 6;
-    const uint64_t kb = uint64_t{1} << (k & 63);
-    const uint64_t* rk = m.rowWords(k);
-    if (std::all_of(rk, rk + stride_, [](uint64_t x) { return x == 0; })) continue;  // k leads nowhere
-    for (size_t i = 0; i < n_; ++i) {
-      uint64_t* ri = m.rowWords(i);
-      if (ri[kw] & kb)
-        for (size_t q = 0; q < stride_; ++q) ri[q] |= rk[q];
-    }
+  switch (stride_) {
+    case 1: closeRows<1>(m.d_.data(), n_, stride_); break;
+    case 2: closeRows<2>(m.d_.data(), n_, stride_); break;
+    case 3: closeRows<3>(m.d_.data(), n_, stride_); break;
+    case 4: closeRows<4>(m.d_.data(), n_, stride_); break;
+    default: closeRows<0>(m.d_.data(), n_, stride_); break;
   }
   return m;
 }
