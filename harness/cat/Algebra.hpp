@@ -45,6 +45,8 @@
 // Optional members (detected with `requires`; without them the corresponding feature raises a
 // clear "not supported by this algebra" error at the place it is used):
 //
+//   bool relEmptyForGood(const Rel&)
+//        whether a relation is empty in every execution the value stands for (HasEmptyForGood below).
 //   std::optional<bool> knownBool(const Bool&)
 //        the value of a Bool if it is a constant. Enables the early cut of a run on a failed plain
 //        check (RunOptions::stopAtFailedCheck) and `if` conditions built from `subset`/`in`.
@@ -111,6 +113,15 @@ concept Algebra = requires(A& a, const typename A::Set& s, const typename A::Rel
   { a.sameRel(r, r) } -> std::convertible_to<bool>;
   { a.builtinSet(name) } -> std::same_as<std::optional<typename A::Set>>;
   { a.builtinRel(name) } -> std::same_as<std::optional<typename A::Rel>>;
+};
+
+/// Whether A can tell a relation that is empty and stays so (optional member relEmptyForGood: true only for
+/// a relation with no pair in any execution the value stands for, e.g. a static empty one). The interpreter
+/// then skips the operations whose result it decides: a sequence through it is it, a union with it is the
+/// other operand.
+template <class A>
+concept HasEmptyForGood = requires(const A& a, const typename A::Rel& r) {
+  { a.relEmptyForGood(r) } -> std::same_as<bool>;
 };
 
 /// Whether A can tell the constant value of a Bool (optional member knownBool).

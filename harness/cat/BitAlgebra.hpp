@@ -122,6 +122,8 @@ class BitAlgebra {
   Bool isEmptySet(const Set& a) const { return a.none(); }
   /// empty r.
   Bool isEmptyRel(const Rel& a) const { return a.none(); }
+  /// Whether r is empty (HasEmptyForGood: a concrete relation stands for itself only).
+  bool relEmptyForGood(const Rel& r) const { return r.none(); }
   /// Negation.
   Bool notB(const Bool& b) const { return !b; }
   /// Exact set equality.
@@ -157,6 +159,7 @@ class BitAlgebra {
 };
 
 static_assert(Algebra<BitAlgebra>);
+static_assert(HasEmptyForGood<BitAlgebra>);
 static_assert(HasKnownBool<BitAlgebra> && HasElements<BitAlgebra> && HasClassesLoc<BitAlgebra> &&
               HasLinearisations<BitAlgebra>);
 

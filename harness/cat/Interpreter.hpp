@@ -364,6 +364,16 @@ class Interpreter {
     }
   }
 
+  /// Whether v is a relation (or {}) that is empty in every execution it stands for (HasEmptyForGood): the
+  /// operations whose result it decides are skipped (the enum engine's model runs, where most of a model's
+  /// relations are empty for a given test: tensor cores, tensor maps, cluster launch control, ...).
+  bool emptyForGood(const V& v, Ctx& cx) const {
+    if (v.k == VK::Empty) return true;
+    if constexpr (HasEmptyForGood<A>)
+      if (v.k == VK::Rel) return cx.alg.relEmptyForGood(relOf(v));
+    return false;
+  }
+
   static bool isSetLike(const V& v) { return v.k == VK::Set || v.k == VK::Event; }
   static bool isRelLike(const V& v) { return v.k == VK::Rel || v.k == VK::Pair; }
 
@@ -662,7 +672,11 @@ class Interpreter {
     if (y.k == VK::Empty) return x;
     if (x.k == VK::Universe || y.k == VK::Universe) return V{VK::Universe, 0, 0, nullptr};
     if (isSetLike(x) && isSetLike(y)) return mkSet(cx.alg.setUnion(*asSet(x, loc, cx, "|"), *asSet(y, loc, cx, "|")));
-    if (isRelLike(x) && isRelLike(y)) return mkRel(cx.alg.relUnion(*asRel(x, loc, cx, "|"), *asRel(y, loc, cx, "|")));
+    if (isRelLike(x) && isRelLike(y)) {
+      if (emptyForGood(x, cx)) return y;
+      if (emptyForGood(y, cx)) return x;
+      return mkRel(cx.alg.relUnion(*asRel(x, loc, cx, "|"), *asRel(y, loc, cx, "|")));
+    }
     if (x.k == VK::ValSet && y.k == VK::ValSet) {
       std::vector<V> out = vecOf(x);
       for (const auto& e : vecOf(y)) addUnique(out, e, cx, loc);
@@ -675,7 +689,11 @@ class Interpreter {
     if (x.k == VK::Universe) return y;
     if (y.k == VK::Universe) return x;
     if (isSetLike(x) && isSetLike(y)) return mkSet(cx.alg.setInter(*asSet(x, loc, cx, "&"), *asSet(y, loc, cx, "&")));
-    if (isRelLike(x) && isRelLike(y)) return mkRel(cx.alg.relInter(*asRel(x, loc, cx, "&"), *asRel(y, loc, cx, "&")));
+    if (isRelLike(x) && isRelLike(y)) {
+      if (emptyForGood(x, cx)) return x;
+      if (emptyForGood(y, cx)) return y;
+      return mkRel(cx.alg.relInter(*asRel(x, loc, cx, "&"), *asRel(y, loc, cx, "&")));
+    }
     if (x.k == VK::ValSet && y.k == VK::ValSet) {
       std::vector<V> out;
       for (const auto& e : vecOf(x))
@@ -690,7 +708,10 @@ class Interpreter {
     if (y.k == VK::Universe) return V{};
     if (x.k == VK::Universe) return complV(y, loc, cx);
     if (isSetLike(x) && isSetLike(y)) return mkSet(cx.alg.setDiff(*asSet(x, loc, cx, "\\"), *asSet(y, loc, cx, "\\")));
-    if (isRelLike(x) && isRelLike(y)) return mkRel(cx.alg.relDiff(*asRel(x, loc, cx, "\\"), *asRel(y, loc, cx, "\\")));
+    if (isRelLike(x) && isRelLike(y)) {
+      if (emptyForGood(x, cx) || emptyForGood(y, cx)) return x;
+      return mkRel(cx.alg.relDiff(*asRel(x, loc, cx, "\\"), *asRel(y, loc, cx, "\\")));
+    }
     if (x.k == VK::ValSet && y.k == VK::ValSet) {
       std::vector<V> out;
       for (const auto& e : vecOf(x))
@@ -741,14 +762,19 @@ class Interpreter {
       case Op::Inter: return interV(eval(*e.args[0], f, cx), eval(*e.args[1], f, cx), e.args[1]->loc, cx);
       case Op::Diff: return diffV(eval(*e.args[0], f, cx), eval(*e.args[1], f, cx), e.args[1]->loc, cx);
       case Op::Seq: {
-        V first = eval(*e.args[0], f, cx);
-        std::shared_ptr<const Rel> acc = asRel(first, e.args[0]->loc, cx, "';'");
-        V second = eval(*e.args[1], f, cx);
-        Rel cur = cx.alg.seq(*acc, *asRel(second, e.args[1]->loc, cx, "';'"));
-        for (size_t i = 2; i < e.args.size(); ++i) {
-          V nx = eval(*e.args[i], f, cx);
-          cur = cx.alg.seq(cur, *asRel(nx, e.args[i]->loc, cx, "';'"));
+        // Every operand is evaluated (and type-checked); the compositions are skipped when one operand is
+        // empty for good, which makes the sequence so.
+        std::vector<std::shared_ptr<const Rel>> rels;
+        rels.reserve(e.args.size());
+        bool empty = false;
+        for (const auto& a : e.args) {
+          V v = eval(*a, f, cx);
+          empty = empty || emptyForGood(v, cx);
+          rels.push_back(asRel(v, a->loc, cx, "';'"));
         }
+        if (empty) return V{VK::Rel, 0, 0, sharedEmptyRel(cx)};
+        Rel cur = cx.alg.seq(*rels[0], *rels[1]);
+        for (size_t i = 2; i < rels.size(); ++i) cur = cx.alg.seq(cur, *rels[i]);
         return mkRel(std::move(cur));
       }
       case Op::Cross: {
@@ -768,7 +794,12 @@ class Interpreter {
         fail(e.args[1]->loc, std::string("'++' expects a set, got ") + kindName(s.k));
       }
       case Op::Star: return mkRel(cx.alg.star(*asRel(eval(*e.args[0], f, cx), e.args[0]->loc, cx, "'*'")));
-      case Op::Plus: return mkRel(cx.alg.plus(*asRel(eval(*e.args[0], f, cx), e.args[0]->loc, cx, "'+'")));
+      case Op::Plus: {
+        V x = eval(*e.args[0], f, cx);
+        std::shared_ptr<const Rel> r = asRel(x, e.args[0]->loc, cx, "'+'");
+        if (emptyForGood(x, cx)) return V{VK::Rel, 0, 0, r};
+        return mkRel(cx.alg.plus(*r));
+      }
       case Op::Opt: return mkRel(cx.alg.opt(*asRel(eval(*e.args[0], f, cx), e.args[0]->loc, cx, "'?'")));
       case Op::Compl: return complV(eval(*e.args[0], f, cx), e.args[0]->loc, cx);
       case Op::Inv: {

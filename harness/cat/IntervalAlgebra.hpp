@@ -119,6 +119,8 @@ class IntervalAlgebra {
   Bool isEmptySet(const Set& a) const { return {a.lo.none(), a.hi.any()}; }
   /// empty r.
   Bool isEmptyRel(const Rel& a) const { return {a.lo.none(), a.hi.any()}; }
+  /// Whether r is empty in every execution of the bounds (HasEmptyForGood).
+  bool relEmptyForGood(const Rel& r) const { return r.hi.none(); }
   /// Negation.
   Bool notB(const Bool& b) const { return {b.canFail, b.canHold}; }
   /// Exact equality of the bounds (`let rec` convergence).
@@ -157,6 +159,7 @@ class IntervalAlgebra {
 };
 
 static_assert(Algebra<IntervalAlgebra>);
+static_assert(HasEmptyForGood<IntervalAlgebra>);
 static_assert(HasKnownBool<IntervalAlgebra> && HasDecidedEquality<IntervalAlgebra> && HasFinalFailure<IntervalAlgebra>);
 
 }  // namespace ptxmm::cat

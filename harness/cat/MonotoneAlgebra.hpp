@@ -137,6 +137,10 @@ class MonotoneAlgebra {
   Bool isEmptySet(const Set& a) const { return check(a.bits.none(), a.dir); }
   /// empty r.
   Bool isEmptyRel(const Rel& a) const { return check(a.bits.none(), a.dir); }
+  /// Whether r is empty on the partial execution and every completion (HasEmptyForGood).
+  bool relEmptyForGood(const Rel& r) const {
+    return (static_cast<uint8_t>(r.dir) & static_cast<uint8_t>(Direction::Grows)) == 0 && r.bits.none();
+  }
   /// Negation.
   Bool notB(const Bool& b) const { return {!b.value, b.keepsHolding, b.keepsFailing}; }
   /// Exact set equality (members and direction; `let rec` convergence).
@@ -177,6 +181,7 @@ class MonotoneAlgebra {
 };
 
 static_assert(Algebra<MonotoneAlgebra>);
+static_assert(HasEmptyForGood<MonotoneAlgebra>);
 static_assert(HasKnownBool<MonotoneAlgebra> && HasDecidedEquality<MonotoneAlgebra> && HasFinalFailure<MonotoneAlgebra>);
 
 }  // namespace ptxmm::cat

@@ -115,6 +115,44 @@ TEST_CASE("MonotoneAlgebra: directions of the operators", "[cat][monotone]") {
   CHECK(!a.knownBool(a.acyclic(g)));
 }
 
+TEST_CASE("An operand empty for good decides the operations it enters, on every completion", "[cat][monotone]") {
+  // With E empty and static, what goes through [E] stays empty whatever rf and co grow into: the checks
+  // below hold for good. With E non-empty they only hold for now (rf and co may still grow).
+  Model m = parseModel(R"(E
+irreflexive [E] ; rf ; co ; rf^-1 as seq
+empty (rf ; co) & ([E] ; po) as inter
+acyclic (([E] ; rf) | po)+ as union-plus
+empty ([E] ; co) \ co as diff
+)",
+                       "e.cat");
+  const size_t n = 3;
+  BitMatrix po(n), rf(n), co(n);
+  po.set(0, 1);
+  po.set(2, 0);
+  rf.set(0, 2);
+  co.set(2, 1);
+  for (bool emptyE : {true, false}) {
+    MonotoneAlgebra a(n);
+    BitSet e(n);
+    if (!emptyE) e.set(2);
+    a.setSet("E", e, Direction::Static);
+    a.setRel("po", po, Direction::Static);
+    a.setRel("rf", rf, Direction::Grows);
+    a.setRel("co", co, Direction::Grows);
+    RunOptions ro;
+    ro.stopAtFailedCheck = false;
+    auto r = Interpreter<MonotoneAlgebra>(m).run(a, ro);
+    REQUIRE(r.outcomes.size() == 1);
+    for (const auto& c : r.outcomes[0].checks) {
+      INFO((emptyE ? "E empty: " : "E = {2}: ") << c.info->name);
+      CHECK(c.value.value);
+      CHECK(c.value.keepsHolding == emptyE);
+    }
+  }
+  CHECK(MonotoneAlgebra(2).relEmptyForGood(MRel{BitMatrix(2), Direction::Shrinks}));
+  CHECK(!MonotoneAlgebra(2).relEmptyForGood(MRel{BitMatrix(2), Direction::Grows}));
+}
+
 TEST_CASE("MonotoneAlgebra: a condition on undecided values is an error, a static one is decided", "[cat][monotone]") {
   Model dyn = parseModel("D\nlet x = if rf = 0 then po else rf\nacyclic x as a\n", "d.cat");
   Model stat = parseModel("D\nlet x = if po = 0 then rf else po\nacyclic x as a\n", "s.cat");
