@@ -4,9 +4,9 @@
 Each input once ran for minutes or took the machine's memory; the benchmark checks that --timeout and
 --memory end it with the right status. Printed: one line per case, "name<TAB>options<TAB>file".
 """
+import argparse
 import importlib.util
 import os
-import sys
 
 _spec = importlib.util.spec_from_file_location("gen_pipelines", os.path.join(os.path.dirname(__file__), "gen-pipelines.py"))
 gen_pipelines = importlib.util.module_from_spec(_spec)
@@ -65,7 +65,9 @@ def writes10():
 
 
 def main():
-    d = sys.argv[1]
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("dir", help="where to write the inputs")
+    d = ap.parse_args().dir
     os.makedirs(d, exist_ok=True)
     files = {
         "many16x12.litmus": many_threads(16, 12),

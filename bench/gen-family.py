@@ -3,8 +3,8 @@
 cat-language.md section 12): N threads each writing twice to one location and then reading it
 (CoWNx2, all threads share x), and the same with 3 locations (CoWNx2-3loc: thread i writes
 loc[i % 3] twice and reads loc[(i + 1) % 3])."""
+import argparse
 import os
-import sys
 
 
 def test(name, nthreads, locs):
@@ -26,7 +26,9 @@ def test(name, nthreads, locs):
 
 
 def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else "bench/family"
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("outdir", nargs="?", default="bench/family", help="where to write the tests (default: bench/family)")
+    out = ap.parse_args().outdir
     os.makedirs(out, exist_ok=True)
     for n in (3, 4):
         for name, locs in ((f"CoW{n}x2", ["x"]), (f"CoW{n}x2-3loc", ["x", "y", "z"])):

@@ -28,8 +28,8 @@ family.
 Usage: bench/gen-pipelines.py OUTDIR [FAMILY:K:N | cow:W:R ...]   (default: the whole benchmark set)
 Prints one path per generated test, with its family and size: "path<TAB>family<TAB>K<TAB>N".
 """
+import argparse
 import os
-import sys
 
 CTA0 = "cta 0,cluster 0,gpu 0"
 
@@ -141,9 +141,29 @@ GEN = {"ring": lambda k, n: ring(k, n), "ring2c": lambda k, n: ring(k, n, 2), "r
        "cpasync": cp_async, "cow": cow}
 
 
+def size_arg(text):
+    """FAMILY:K:N (cow:W:R) for argparse."""
+    parts = text.split(":")
+    if len(parts) != 3 or parts[0] not in GEN or not parts[1].isdigit() or not parts[2].isdigit():
+        raise argparse.ArgumentTypeError(f"'{text}': expected FAMILY:K:N with FAMILY one of {', '.join(GEN)} "
+                                         "and K, N positive integers")
+    fam, k, n = parts[0], int(parts[1]), int(parts[2])
+    if k < 1 or n < 1:
+        raise argparse.ArgumentTypeError(f"'{text}': K and N must be at least 1")
+    return fam, k, n
+
+
 def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else "bench/pipelines"
-    sizes = [(a.split(":")[0], int(a.split(":")[1]), int(a.split(":")[2])) for a in sys.argv[2:]] or default_sizes()
+    ap = argparse.ArgumentParser(description=__doc__.split("\nUsage:")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog="Prints one path per generated test: \"path<TAB>family<TAB>K<TAB>N\".")
+    ap.add_argument("outdir", nargs="?", default="bench/pipelines", help="where to write the tests "
+                    "(default: bench/pipelines)")
+    ap.add_argument("sizes", nargs="*", type=size_arg, metavar="FAMILY:K:N",
+                    help="members to generate (cow:W:R for cow); default: the whole benchmark set")
+    args = ap.parse_args()
+    out = args.outdir
+    sizes = args.sizes or default_sizes()
     os.makedirs(out, exist_ok=True)
     for fam, k, n in sizes:
         # Ping-pong needs two stages: with one, the second consumer's parity wait for lap 1 passes at once
