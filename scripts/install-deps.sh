@@ -3,7 +3,8 @@
 # missing; prints what it did. The CUDA toolkit is optional (GPU runner); it is not installed here.
 set -euo pipefail
 pkgs=(cmake g++ make pkg-config libz3-dev catch2 libcli11-dev nlohmann-json3-dev libfmt-dev graphviz libexpat1-dev
-      libsqlite3-dev python3-matplotlib)  # campaign store (harness/campaign/), report plots (scripts/campaign-plots.py)
+      libsqlite3-dev python3-matplotlib  # campaign store (harness/campaign/), report plots (scripts/campaign-plots.py)
+      libmimalloc-dev)                   # the ptxmm binary's allocator (harness/CMakeLists.txt)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
