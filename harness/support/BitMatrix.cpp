@@ -220,6 +220,58 @@ void closeRows(uint64_t* m, size_t n, size_t stride) {
   }
 }
 
+// The closure of m in place by depth-first search, each row closed once its successors' are: it gets their
+// closed rows, skipping a successor already reached through another (whose closed row is then included).
+// False, m then between the relation and its closure, when a cycle is met. S as for composeRows.
+template <size_t S>
+bool closeAcyclicRows(uint64_t* m, size_t n, size_t stride) {
+  const size_t w = S > 0 ? S : stride;
+  struct Frame {
+    size_t event, word;
+    uint64_t bits;  // successors of `event` in word `word` not visited yet
+  };
+  std::vector<uint8_t> state(n, 0);      // 0 not visited, 1 on the stack, 2 closed
+  std::vector<uint64_t> reached(n * w);  // per stack depth: the closed rows of the successors so far
+  std::vector<Frame> stack;
+  for (size_t root = 0; root < n; ++root) {
+    if (state[root] != 0) continue;
+    state[root] = 1;
+    stack.push_back({root, 0, m[root * w]});
+    for (size_t q = 0; q < w; ++q) reached[q] = 0;
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      uint64_t* acc = reached.data() + (stack.size() - 1) * w;
+      if (f.bits == 0) {
+        if (++f.word < w) {
+          f.bits = m[f.event * w + f.word];
+          continue;
+        }
+        uint64_t* row = m + f.event * w;
+        for (size_t q = 0; q < w; ++q) row[q] |= acc[q];
+        state[f.event] = 2;
+        stack.pop_back();
+        if (!stack.empty())
+          for (size_t q = 0; q < w; ++q) (acc - w)[q] |= row[q];
+        continue;
+      }
+      const size_t j = f.word * 64 + static_cast<size_t>(__builtin_ctzll(f.bits));
+      f.bits &= f.bits - 1;
+      if ((acc[j >> 6] >> (j & 63)) & 1) continue;  // within an earlier successor's closed row
+      if (state[j] == 2) {
+        const uint64_t* rj = m + j * w;
+        for (size_t q = 0; q < w; ++q) acc[q] |= rj[q];
+      } else if (state[j] == 1) {
+        return false;  // a cycle
+      } else {
+        state[j] = 1;
+        stack.push_back({j, 0, m[j * w]});
+        for (size_t q = 0; q < w; ++q) acc[w + q] = 0;
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 BitMatrix BitMatrix::compose(const BitMatrix& o) const {
@@ -257,7 +309,17 @@ BitMatrix BitMatrix::transpose() const {
 
 BitMatrix BitMatrix::transitiveClosure() const {
   BitMatrix m = *this;
-  // Warshall: for every intermediate k, every row i that reaches k gets row k.
+  // Acyclic (the causality orders): by depth-first search. Otherwise Warshall: for every intermediate k,
+  // every row i that reaches k gets row k.
+  bool closed = false;
+  switch (stride_) {
+    case 1: closed = closeAcyclicRows<1>(m.d_.data(), n_, stride_); break;
+    case 2: closed = closeAcyclicRows<2>(m.d_.data(), n_, stride_); break;
+    case 3: closed = closeAcyclicRows<3>(m.d_.data(), n_, stride_); break;
+    case 4: closed = closeAcyclicRows<4>(m.d_.data(), n_, stride_); break;
+    default: closed = closeAcyclicRows<0>(m.d_.data(), n_, stride_); break;
+  }
+  if (closed) return m;
   switch (stride_) {
     case 1: closeRows<1>(m.d_.data(), n_, stride_); break;
     case 2: closeRows<2>(m.d_.data(), n_, stride_); break;

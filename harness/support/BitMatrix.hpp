@@ -139,7 +139,7 @@ class BitMatrix {
   [[nodiscard]] BitMatrix compose(const BitMatrix& o) const;
   /// Inverse {(y,x) | (x,y) ∈ this}.
   [[nodiscard]] BitMatrix transpose() const;
-  /// Transitive closure r+ (Warshall, word-parallel).
+  /// Transitive closure r+ (word-parallel: by depth-first search when r is acyclic, else Warshall).
   [[nodiscard]] BitMatrix transitiveClosure() const;
   /// Reflexive-transitive closure r* (identity on all n elements added).
   [[nodiscard]] BitMatrix reflexiveTransitiveClosure() const;
