@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <type_traits>
 
 namespace ptxmm {
 
@@ -272,6 +273,19 @@ bool closeAcyclicRows(uint64_t* m, size_t n, size_t stride) {
   return true;
 }
 
+// Calls f with std::integral_constant<size_t, S>: S the row length `stride` for rows of up to 256 events (the
+// litmus tests and pipelines), whose loops the compiler then unrolls; 0 (any length) beyond.
+template <class F>
+auto byRowLength(size_t stride, F&& f) {
+  switch (stride) {
+    case 1: return f(std::integral_constant<size_t, 1>{});
+    case 2: return f(std::integral_constant<size_t, 2>{});
+    case 3: return f(std::integral_constant<size_t, 3>{});
+    case 4: return f(std::integral_constant<size_t, 4>{});
+    default: return f(std::integral_constant<size_t, 0>{});
+  }
+}
+
 }  // namespace
 
 BitMatrix BitMatrix::compose(const BitMatrix& o) const {
@@ -290,14 +304,7 @@ BitMatrix BitMatrix::compose(const BitMatrix& o) const {
         break;
       }
   }
-  // Rows of up to 256 events with their length known to the compiler (the litmus tests and pipelines).
-  switch (stride_) {
-    case 1: composeRows<1>(m.d_.data(), d_.data(), o.d_.data(), mid, n_, stride_); break;
-    case 2: composeRows<2>(m.d_.data(), d_.data(), o.d_.data(), mid, n_, stride_); break;
-    case 3: composeRows<3>(m.d_.data(), d_.data(), o.d_.data(), mid, n_, stride_); break;
-    case 4: composeRows<4>(m.d_.data(), d_.data(), o.d_.data(), mid, n_, stride_); break;
-    default: composeRows<0>(m.d_.data(), d_.data(), o.d_.data(), mid, n_, stride_); break;
-  }
+  byRowLength(stride_, [&](auto len) { composeRows<len()>(m.d_.data(), d_.data(), o.d_.data(), mid, n_, stride_); });
   return m;
 }
 
@@ -311,22 +318,9 @@ BitMatrix BitMatrix::transitiveClosure() const {
   BitMatrix m = *this;
   // Acyclic (the causality orders): by depth-first search. Otherwise Warshall: for every intermediate k,
   // every row i that reaches k gets row k.
-  bool closed = false;
-  switch (stride_) {
-    case 1: closed = closeAcyclicRows<1>(m.d_.data(), n_, stride_); break;
-    case 2: closed = closeAcyclicRows<2>(m.d_.data(), n_, stride_); break;
-    case 3: closed = closeAcyclicRows<3>(m.d_.data(), n_, stride_); break;
-    case 4: closed = closeAcyclicRows<4>(m.d_.data(), n_, stride_); break;
-    default: closed = closeAcyclicRows<0>(m.d_.data(), n_, stride_); break;
-  }
-  if (closed) return m;
-  switch (stride_) {
-    case 1: closeRows<1>(m.d_.data(), n_, stride_); break;
-    case 2: closeRows<2>(m.d_.data(), n_, stride_); break;
-    case 3: closeRows<3>(m.d_.data(), n_, stride_); break;
-    case 4: closeRows<4>(m.d_.data(), n_, stride_); break;
-    default: closeRows<0>(m.d_.data(), n_, stride_); break;
-  }
+  byRowLength(stride_, [&](auto len) {
+    if (!closeAcyclicRows<len()>(m.d_.data(), n_, stride_)) closeRows<len()>(m.d_.data(), n_, stride_);
+  });
   return m;
 }
 
