@@ -58,20 +58,33 @@ std::string compareResults(const Verdict& a, const Verdict& b) {
   return "";
 }
 
+Verdict undecidedVerdict(const litmus::Test& test, const std::string& modelName, Engine engine, Status status,
+                         const std::string& message) {
+  Verdict v;
+  v.testName = test.name;
+  v.file = test.file;
+  v.quant = test.condition.quant;
+  v.condition = litmus::printCondition(test.condition, litmus::PropStyle::Herd);
+  v.status = status;
+  v.message = message;
+  v.model = modelName;
+  v.engine = toString(engine);
+  try {
+    v.hash = litmus::testHash(test);
+  } catch (const std::exception&) {
+    v.hash = "";
+  }
+  finalizeVerdict(v);
+  return v;
+}
+
 Verdict checkTest(const litmus::Test& test, const cat::Model& model, const std::string& modelName,
                   const CheckOptions& options, z3::context* ctx) {
   auto t0 = std::chrono::steady_clock::now();
   Verdict v;
   auto fail = [&](Status st, const std::string& msg, bool internal = false) {
-    Verdict e;
-    e.testName = test.name;
-    e.file = test.file;
-    e.quant = test.condition.quant;
-    e.condition = litmus::printCondition(test.condition, litmus::PropStyle::Herd);
-    e.status = st;
-    e.message = msg;
+    Verdict e = undecidedVerdict(test, modelName, options.engine, st, msg);
     e.internalError = internal;
-    finalizeVerdict(e);
     return e;
   };
   // One budget for every phase of the test; a caller that also parsed the test (the suite) has installed
@@ -126,6 +139,7 @@ Verdict checkTest(const litmus::Test& test, const cat::Model& model, const std::
         so.countExecutions = options.countExecutions && options.engine == Engine::Smt;
         std::unique_ptr<z3::context> own;
         if (!ctx) own = std::make_unique<z3::context>();
+        if (ctx) so.releaseLater = options.releaseLater;  // never with a context freed here
         EngineResult r = smt::runSmt(ctx ? *ctx : *own, program, model, spec, so);
         if (options.smtResultHook) options.smtResultHook(r);
         return makeVerdict(test, std::move(r));

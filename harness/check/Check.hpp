@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "cat/Model.hpp"
@@ -42,7 +43,16 @@ struct CheckOptions {
   bool countExecutions = false;
   /// Test hook: called on the smt result before comparison (to inject engine disagreements).
   std::function<void(EngineResult&)> smtResultHook;
+  /// With a caller's context: the smt engine's solver and encoding are moved here instead of being freed
+  /// before checkTest returns (smt::SmtOptions::releaseLater), for the caller to free once it has reported
+  /// the verdict, on the same thread and before the context.
+  std::shared_ptr<void>* releaseLater = nullptr;
 };
+
+/// The verdict of a test that was not decided (`status` is not Ok): the test's name, file, condition,
+/// model and engine, and `message`.
+[[nodiscard]] Verdict undecidedVerdict(const litmus::Test& test, const std::string& modelName, Engine engine,
+                                       Status status, const std::string& message);
 
 /// Checks `test` against `model` (named `modelName`, e.g. "ptx"). Never throws for bad input: parse
 /// and lowering errors give Status::Error, a spent time budget Status::Timeout, size caps and refused

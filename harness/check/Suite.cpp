@@ -195,14 +195,228 @@ std::string summaryJson(const SuiteSummary& s) {
   return nlohmann::json{{"summary", j}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+namespace {
+
+// Per test, what the printing thread knows of its check while a worker runs it.
+struct TestProgress {
+  std::optional<std::chrono::steady_clock::time_point> started;  // when a worker took it
+  std::optional<Verdict> undecided;  // once it is parsed: its verdict should it be abandoned
+  bool abandoned = false;            // reported as a timeout before its check returned: the result is dropped
+};
+
+// What the workers of one suite share with the thread that prints the results. It outlives runSuite
+// while a worker is still busy (SuiteSummary::workers); destroying it waits for the workers.
+struct SuiteWork {
+  SuiteOptions options;
+  cat::Model model;
+  std::string modelName;
+  std::set<std::string> knownFlags;
+  std::vector<std::filesystem::path> files;
+  std::vector<size_t> order;           // in which the workers take the tests
+  std::vector<TestOutcome> results;    // by file
+  std::vector<TestProgress> progress;  // by file
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::unique_ptr<z3::context>> contexts;  // one per worker, made when its first test needs one
+  std::thread checking;                                // runs the workers
+
+  SuiteWork() = default;
+  SuiteWork(const SuiteWork&) = delete;
+  SuiteWork& operator=(const SuiteWork&) = delete;
+  ~SuiteWork() {
+    if (checking.joinable()) checking.join();
+  }
+};
+
+// Fills in `o` from verdict `v` of `file`: its herd log or JSON line, its record for the reports and, when
+// the test was not decided, why it fails. Returns whether it was decided.
+bool describeVerdict(const Verdict& v, const std::filesystem::path& file, const SuiteOptions& options, TestOutcome& o) {
+  o.record.name = v.testName;
+  o.record.seconds = v.seconds;
+  o.record.flags = v.flags;
+  if (v.status == Status::Ok) o.record.findings = findings(v);
+  o.record.conditionLine = conditionLineOf(file.string());
+  std::ostringstream text;
+  if (options.json)
+    text << verdictJson(v) << "\n";
+  else {
+    printHerdLog(v, text, options.printTime, options.liveness);
+    text << "\n";
+  }
+  o.text = text.str();
+  if (!options.junitPath.empty() && v.status == Status::Ok) {
+    std::ostringstream log;
+    printHerdLog(v, log, options.printTime);
+    o.record.log = log.str();
+  }
+  if (v.status != Status::Ok) {
+    o.record.message = v.message;
+    o.record.line = messageLine(v.message, file.string());
+    o.kind = TestOutcome::Fail;
+    o.status = v.status;
+    o.internal = v.internalError;
+    if (v.status == Status::Error)
+      o.diag = fmt::format("FAIL {}: {}\n", file.string(), v.message);
+    else
+      o.diag = fmt::format("FAIL {}: {}: {}\n", file.string(), statusName(v.status), v.message);
+    return false;
+  }
+  return true;
+}
+
+// Parses and checks test i of the suite on a worker, and compares its verdict with the expectation.
+TestOutcome checkOne(SuiteWork& w, size_t i, z3::context* ctx, std::shared_ptr<void>* releaseLater) {
+  const SuiteOptions& options = w.options;
+  const cat::Model& model = w.model;
+  const std::string& modelName = w.modelName;
+  const std::set<std::string>& knownFlags = w.knownFlags;
+  const std::filesystem::path& file = w.files[i];
+  TestOutcome o;
+  o.record.file = file.string();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    namespace fs = std::filesystem;
+    std::error_code e2;
+    const bool link = fs::is_symlink(fs::symlink_status(file, e2));
+    const fs::file_status target = fs::status(file, e2);
+    const bool dangling = link && (e2 == std::errc::no_such_file_or_directory || (!e2 && !fs::exists(target)));
+    std::string why = dangling                       ? "dangling symbolic link"
+                      : link && e2                   ? "symbolic link that cannot be followed: " + e2.message()
+                      : !fs::exists(target)          ? "no such litmus file"
+                      : !fs::is_regular_file(target) ? "not a regular file"
+                                                     : "cannot open the litmus file: " + ec.message();
+    o.kind = TestOutcome::Fail;
+    o.status = Status::Error;
+    o.diag = fmt::format("FAIL {}: error: {}\n", file.string(), why);
+    o.record.message = "error: " + why;
+    return o;
+  }
+  // One budget for the test's parse and check (support/Budget.hpp).
+  Budget budget(options.check.timeoutMs / 1000.0, options.check.memoryBytes);
+  BudgetScope scope(budget);
+  litmus::ParseResult parsed;
+  try {
+    parsed = litmus::tryParseFile(file.string());
+  } catch (const BudgetExceeded& e) {
+    o.kind = TestOutcome::Fail;
+    o.status = outcome::budgetStatus(e);
+    o.record.message = e.what();
+    o.diag = fmt::format("FAIL {}: {}: {}\n", file.string(), statusName(o.status), e.what());
+    return o;
+  }
+  if (!parsed.ok()) {
+    o.kind = TestOutcome::Fail;
+    o.status = Status::Error;
+    o.diag = fmt::format("FAIL {}: parse error\n", file.string());
+    for (const auto& d : parsed.diagnostics) o.diag += "  " + d.str() + "\n";
+    o.record.message = "parse error";
+    for (const auto& d : parsed.diagnostics) o.record.message += "\n" + d.str();
+    if (!parsed.diagnostics.empty()) o.record.line = parsed.diagnostics.front().loc.line;
+    return o;
+  }
+  for (const auto& warning : parsed.test->warnings) o.diag += warning.str() + "\n";
+  {
+    // What the suite reports if the check does not return in time (abandonedOutcome).
+    std::lock_guard<std::mutex> lock(w.mu);
+    w.progress[i].undecided = undecidedVerdict(*parsed.test, modelName, options.check.engine, Status::Timeout, "");
+  }
+  CheckOptions co = options.check;
+  co.releaseLater = releaseLater;
+  Verdict v = checkTest(*parsed.test, model, modelName, co, ctx);
+  if (!describeVerdict(v, file, options, o)) return o;
+  if (!v.note.empty()) o.diag += fmt::format("NOTE {}: {}\n", file.string(), v.note);
+  o.live = liveness(v);
+  if (!options.dotDir.empty()) {
+    try {
+      writeDotFiles(v, options.dotDir);
+    } catch (const std::exception& e) {
+      o.diag += fmt::format("warning: {}: {}\n", file.string(), e.what());
+    }
+  }
+  try {
+    // A bad .expect is an error even with --bless: the test is not blessed, the file stays as it is.
+    auto e = readExpectation(file, modelName, &knownFlags);
+    if (options.bless) {
+      o.bless.emplace();  // only what the .expect line says, not the witnesses
+      o.bless->observation = v.observation;
+      o.bless->flags = v.flags;
+    } else if (!e) {
+      o.kind = TestOutcome::Unchecked;
+      o.diag += fmt::format("NOEXPECT {}: no expectation for model '{}': verdict {}{} not compared\n", file.string(),
+                            modelName, toString(v.observation), v.flags.empty() ? "" : " " + joinFlags(v.flags));
+    } else {
+      o.record.expectedFlags = std::set<std::string>(e->flags.begin(), e->flags.end());
+      o.record.expectReason = e->reason;
+      if (outcome::isTodoReason(e->reason))
+        o.diag += fmt::format("{}:{}: warning: reason not written yet\n", e->src.file, e->src.line);
+      if (std::string m = outcome::expectationMismatch(*e, v.observation, v.flags); !m.empty()) {
+        o.kind = TestOutcome::Fail;
+        o.diag += fmt::format("FAIL {}: {}\n", file.string(), m);
+        o.record.message = m;
+      }
+    }
+    // --liveness: a hang the expectation does not name fails the test.
+    auto expects = [&](const char* flag) {
+      return std::find(e->flags.begin(), e->flags.end(), flag) != e->flags.end();
+    };
+    const bool named = e && ((!o.live->deadlock || expects("deadlock")) && (!o.live->livelock || expects("livelock")));
+    if (options.liveness && !options.bless && o.live->hangs() && !named) {
+      o.kind = TestOutcome::Fail;
+      const std::string m = "may hang: " + livenessLine(*o.live);
+      o.diag += fmt::format("FAIL {}: {}\n", file.string(), m);
+      if (o.record.message.empty()) o.record.message = m;
+    }
+  } catch (const DiagnosticError& e) {
+    o.kind = TestOutcome::Fail;
+    o.status = Status::Error;
+    o.diag += fmt::format("FAIL {}: {}\n", file.string(), e.what());
+    o.record.message = e.what();
+    o.record.line = 0;
+  }
+  return o;
+}
+
+// The outcome of test i when its check has not returned `grace` after the test's deadline: a timeout, in
+// every output format, while the check goes on until it next looks at its budget (Z3 taking in a large
+// encoding does not look at its interrupt) and its result is dropped. The caller holds w.mu.
+TestOutcome abandonedOutcome(SuiteWork& w, size_t i, std::chrono::milliseconds grace) {
+  const std::filesystem::path& file = w.files[i];
+  Verdict v;
+  if (w.progress[i].undecided) {
+    v = *w.progress[i].undecided;
+  } else {  // still being parsed
+    v.testName = file.stem().string();
+    v.file = file.string();
+    v.model = w.modelName;
+    v.engine = toString(w.options.check.engine);
+    v.status = Status::Timeout;
+  }
+  v.message = fmt::format(
+      "{}: the test's time budget of {} ms is spent, and its check did not stop within {} ms after that: "
+      "abandoned (its result is dropped)",
+      file.string(), w.options.check.timeoutMs, grace.count());
+  v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - *w.progress[i].started).count();
+  TestOutcome o;
+  o.record.file = file.string();
+  (void)describeVerdict(v, file, w.options, o);
+  return o;
+}
+
+}  // namespace
+
 SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions& options, std::ostream& out,
                       std::ostream& err) {
   auto t0 = std::chrono::steady_clock::now();
-  cat::Model model = cat::loadModel(options.modelPath);
-  std::string modelName = options.modelPath.stem().string();
-  const std::set<std::string> knownFlags = raisableFlags(model);
+  auto work = std::make_shared<SuiteWork>();
+  SuiteWork& w = *work;
+  w.options = options;
+  w.model = cat::loadModel(options.modelPath);
+  w.modelName = options.modelPath.stem().string();
+  w.knownFlags = raisableFlags(w.model);
+  const std::string& modelName = w.modelName;
   std::vector<SkippedEntry> skipped;
-  std::vector<std::filesystem::path> files = collectTests(paths, &skipped);
+  w.files = collectTests(paths, &skipped);
+  const std::vector<std::filesystem::path>& files = w.files;
   int unreadable = 0;
   for (const auto& s : skipped) {
     err << fmt::format("{} {}: {}\n", s.error ? "FAIL" : "SKIP", s.path.string(), s.why);
@@ -216,181 +430,65 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
     sum.noTests = true;
     return sum;
   }
-
-  std::vector<TestOutcome> results(files.size());
-  std::mutex mu;
-  std::condition_variable cv;
-
-  auto checkOne = [&](const std::filesystem::path& file, z3::context* ctx) {
-    TestOutcome o;
-    o.record.file = file.string();
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(file, ec)) {
-      namespace fs = std::filesystem;
-      std::error_code e2;
-      const bool link = fs::is_symlink(fs::symlink_status(file, e2));
-      const fs::file_status target = fs::status(file, e2);
-      const bool dangling = link && (e2 == std::errc::no_such_file_or_directory || (!e2 && !fs::exists(target)));
-      std::string why = dangling                       ? "dangling symbolic link"
-                        : link && e2                   ? "symbolic link that cannot be followed: " + e2.message()
-                        : !fs::exists(target)          ? "no such litmus file"
-                        : !fs::is_regular_file(target) ? "not a regular file"
-                                                       : "cannot open the litmus file: " + ec.message();
-      o.kind = TestOutcome::Fail;
-      o.status = Status::Error;
-      o.diag = fmt::format("FAIL {}: error: {}\n", file.string(), why);
-      o.record.message = "error: " + why;
-      return o;
-    }
-    // One budget for the test's parse and check (support/Budget.hpp).
-    Budget budget(options.check.timeoutMs / 1000.0, options.check.memoryBytes);
-    BudgetScope scope(budget);
-    litmus::ParseResult parsed;
-    try {
-      parsed = litmus::tryParseFile(file.string());
-    } catch (const BudgetExceeded& e) {
-      o.kind = TestOutcome::Fail;
-      o.status = outcome::budgetStatus(e);
-      o.record.message = e.what();
-      o.diag = fmt::format("FAIL {}: {}: {}\n", file.string(), statusName(o.status), e.what());
-      return o;
-    }
-    if (!parsed.ok()) {
-      o.kind = TestOutcome::Fail;
-      o.status = Status::Error;
-      o.diag = fmt::format("FAIL {}: parse error\n", file.string());
-      for (const auto& d : parsed.diagnostics) o.diag += "  " + d.str() + "\n";
-      o.record.message = "parse error";
-      for (const auto& d : parsed.diagnostics) o.record.message += "\n" + d.str();
-      if (!parsed.diagnostics.empty()) o.record.line = parsed.diagnostics.front().loc.line;
-      return o;
-    }
-    for (const auto& w : parsed.test->warnings) o.diag += w.str() + "\n";
-    Verdict v = checkTest(*parsed.test, model, modelName, options.check, ctx);
-    o.record.name = v.testName;
-    o.record.seconds = v.seconds;
-    o.record.flags = v.flags;
-    if (v.status == Status::Ok) o.record.findings = findings(v);
-    o.record.conditionLine = conditionLineOf(file.string());
-    std::ostringstream text;
-    if (options.json)
-      text << verdictJson(v) << "\n";
-    else {
-      printHerdLog(v, text, options.printTime, options.liveness);
-      text << "\n";
-    }
-    o.text = text.str();
-    if (!options.junitPath.empty() && v.status == Status::Ok) {
-      std::ostringstream log;
-      printHerdLog(v, log, options.printTime);
-      o.record.log = log.str();
-    }
-    if (v.status != Status::Ok) {
-      o.record.message = v.message;
-      o.record.line = messageLine(v.message, file.string());
-      o.kind = TestOutcome::Fail;
-      o.status = v.status;
-      o.internal = v.internalError;
-      if (v.status == Status::Error)
-        o.diag = fmt::format("FAIL {}: {}\n", file.string(), v.message);
-      else
-        o.diag = fmt::format("FAIL {}: {}: {}\n", file.string(), statusName(v.status), v.message);
-      return o;
-    }
-    if (!v.note.empty()) o.diag += fmt::format("NOTE {}: {}\n", file.string(), v.note);
-    o.live = liveness(v);
-    if (!options.dotDir.empty()) {
-      try {
-        writeDotFiles(v, options.dotDir);
-      } catch (const std::exception& e) {
-        o.diag += fmt::format("warning: {}: {}\n", file.string(), e.what());
-      }
-    }
-    try {
-      // A bad .expect is an error even with --bless: the test is not blessed, the file stays as it is.
-      auto e = readExpectation(file, modelName, &knownFlags);
-      if (options.bless) {
-        o.bless.emplace();  // only what the .expect line says, not the witnesses
-        o.bless->observation = v.observation;
-        o.bless->flags = v.flags;
-      } else if (!e) {
-        o.kind = TestOutcome::Unchecked;
-        o.diag += fmt::format("NOEXPECT {}: no expectation for model '{}': verdict {}{} not compared\n", file.string(),
-                              modelName, toString(v.observation), v.flags.empty() ? "" : " " + joinFlags(v.flags));
-      } else {
-        o.record.expectedFlags = std::set<std::string>(e->flags.begin(), e->flags.end());
-        o.record.expectReason = e->reason;
-        if (outcome::isTodoReason(e->reason))
-          o.diag += fmt::format("{}:{}: warning: reason not written yet\n", e->src.file, e->src.line);
-        if (std::string m = outcome::expectationMismatch(*e, v.observation, v.flags); !m.empty()) {
-          o.kind = TestOutcome::Fail;
-          o.diag += fmt::format("FAIL {}: {}\n", file.string(), m);
-          o.record.message = m;
-        }
-      }
-      // --liveness: a hang the expectation does not name fails the test.
-      auto expects = [&](const char* flag) {
-        return std::find(e->flags.begin(), e->flags.end(), flag) != e->flags.end();
-      };
-      const bool named =
-          e && ((!o.live->deadlock || expects("deadlock")) && (!o.live->livelock || expects("livelock")));
-      if (options.liveness && !options.bless && o.live->hangs() && !named) {
-        o.kind = TestOutcome::Fail;
-        const std::string m = "may hang: " + livenessLine(*o.live);
-        o.diag += fmt::format("FAIL {}: {}\n", file.string(), m);
-        if (o.record.message.empty()) o.record.message = m;
-      }
-    } catch (const DiagnosticError& e) {
-      o.kind = TestOutcome::Fail;
-      o.status = Status::Error;
-      o.diag += fmt::format("FAIL {}: {}\n", file.string(), e.what());
-      o.record.message = e.what();
-      o.record.line = 0;
-    }
-    return o;
-  };
+  w.results.resize(files.size());
+  w.progress.resize(files.size());
 
   // Larger files first (a cheap proxy for the cost of a test), so that the longest tests do not end up
   // alone at the end of the run; results are still printed in file order.
-  std::vector<size_t> order(files.size());
+  w.order.resize(files.size());
   std::vector<uintmax_t> sizes(files.size(), 0);
   for (size_t i = 0; i < files.size(); ++i) {
-    order[i] = i;
+    w.order[i] = i;
     std::error_code ec;
     sizes[i] = std::filesystem::file_size(files[i], ec);
     if (ec) sizes[i] = 0;
   }
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sizes[a] > sizes[b]; });
+  std::stable_sort(w.order.begin(), w.order.end(), [&](size_t a, size_t b) { return sizes[a] > sizes[b]; });
 
   // Workers check the tests (each with its own z3 context, made when its first test needs the smt engine: making
   // one costs more than checking a small test) while this thread prints the results in file order as they
-  // become ready.
+  // become ready. A worker frees a test's solver after handing in its result.
   const int workers = workerCount(files.size(), options.jobs);
-  std::vector<std::unique_ptr<z3::context>> contexts(static_cast<size_t>(workers));
-  std::jthread checking([&] {
-    parallelFor(files.size(), workers, [&](size_t k, int w) {
-      auto& ctx = contexts[static_cast<size_t>(w)];
-      if (!ctx && options.check.engine != Engine::Enum) ctx = std::make_unique<z3::context>();
-      const size_t i = order[k];
+  w.contexts.resize(static_cast<size_t>(workers));
+  w.checking = std::thread([wp = work.get(), workers] {
+    parallelFor(wp->files.size(), workers, [wp](size_t k, int wi) {
+      SuiteWork& w = *wp;
+      auto& ctx = w.contexts[static_cast<size_t>(wi)];
+      if (!ctx && w.options.check.engine != Engine::Enum) ctx = std::make_unique<z3::context>();
+      const size_t i = w.order[k];
+      {
+        std::lock_guard<std::mutex> lock(w.mu);
+        w.progress[i].started = std::chrono::steady_clock::now();
+      }
+      w.cv.notify_all();  // the printing thread may be waiting for this test: its deadline starts now
+      std::shared_ptr<void> later;
       TestOutcome o;
       try {
-        o = checkOne(files[i], ctx.get());
+        o = checkOne(w, i, ctx.get(), &later);
       } catch (const std::exception& e) {
         o.kind = TestOutcome::Fail;
         o.status = Status::Error;
         o.internal = true;
-        o.diag = fmt::format("FAIL {}: internal error: {}\n", files[i].string(), e.what());
-        o.record.file = files[i].string();
+        o.diag = fmt::format("FAIL {}: internal error: {}\n", w.files[i].string(), e.what());
+        o.record.file = w.files[i].string();
         o.record.message = std::string("internal error: ") + e.what();
       }
       o.done = true;
       {
-        std::lock_guard<std::mutex> lock(mu);
-        results[i] = std::move(o);
+        std::lock_guard<std::mutex> lock(w.mu);
+        if (!w.progress[i].abandoned) w.results[i] = std::move(o);
       }
-      cv.notify_all();
+      w.cv.notify_all();
+      later.reset();
     });
   });
+
+  // A test whose check has not returned this long after it started is reported as a timeout without
+  // waiting for it (abandonedOutcome): the engines look at the deadline often, but Z3 taking in one large
+  // assertion does not look at its interrupt (up to seconds on the largest encodings).
+  std::optional<std::chrono::steady_clock::duration> hardLimit;
+  const auto grace = std::chrono::milliseconds(50 + options.check.timeoutMs / 20);
+  if (options.check.timeoutMs > 0) hardLimit = std::chrono::milliseconds(options.check.timeoutMs) + grace;
 
   SuiteSummary sum;
   sum.bless = options.bless;
@@ -399,17 +497,30 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
   for (size_t i = 0; i < files.size(); ++i) {
     TestOutcome o;
     {
-      std::unique_lock<std::mutex> lock(mu);
+      std::unique_lock<std::mutex> lock(w.mu);
       // On a terminal, redraw the progress line (tests done, the test waited for, elapsed time) about
       // twice a second while a long test runs.
-      while (!cv.wait_for(lock, std::chrono::milliseconds(500), [&] { return results[i].done; }))
-        if (options.progress) {
+      while (!w.results[i].done) {
+        const auto now = std::chrono::steady_clock::now();
+        auto wake = now + std::chrono::milliseconds(500);
+        if (hardLimit && w.progress[i].started) {
+          const auto limit = *w.progress[i].started + *hardLimit;
+          if (now >= limit) {
+            w.progress[i].abandoned = true;
+            w.results[i] = abandonedOutcome(w, i, grace);
+            break;
+          }
+          wake = std::min(wake, limit);
+        }
+        if (w.cv.wait_until(lock, wake, [&] { return w.results[i].done; })) break;
+        if (options.progress && std::chrono::steady_clock::now() >= now + std::chrono::milliseconds(500)) {
           double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           err << fmt::format("\r\033[K[{}/{} done, {} failed, {:.0f} s] checking {}", i, files.size(), sum.failed,
                              elapsed, files[i].string())
               << std::flush;
         }
-      o = std::move(results[i]);
+      }
+      o = std::move(w.results[i]);
     }
     if (options.progress) err << "\r\033[K";
     // Blessing is done here, in file order, so that no two workers write one file.
@@ -470,7 +581,6 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
                          files[i].string())
           << std::flush;
   }
-  checking.join();
   if (options.progress) err << "\r\033[K" << std::flush;
   sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   auto writeReport = [&](const std::filesystem::path& path, auto&& write) {
@@ -488,6 +598,7 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
     out << summaryJson(sum) << "\n";
   else
     out << summaryLine(sum) << "\n";
+  sum.workers = std::move(work);
   return sum;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -55,6 +56,11 @@ struct SuiteSummary {
   int deadlocks = 0;       ///< of those, tests with a deadlock
   int livelocks = 0;       ///< of those, tests with a livelock
   double seconds = 0;      ///< wall time
+  /// The workers and their solver contexts, still alive: a worker may still be freeing a solver, or running
+  /// a check that was abandoned at its deadline (reported as a timeout; its result is dropped). Destroying
+  /// this waits for the workers and frees the contexts; a process that is done with the suite may exit
+  /// without either (ptxmm check does: freeing a large encoding takes longer than checking a small test).
+  std::shared_ptr<void> workers;
 };
 
 /// The summary line: "N passed, N failed[ (N errors, N timeouts, ...)][, N without expectation]

@@ -3,6 +3,8 @@
 // herd7-format logs.
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "cat/Model.hpp"
@@ -108,6 +110,14 @@ void addCheckCommand(CLI::App& app, int& exitCode) {
         exitCode = kMismatch;
       else
         exitCode = kOk;
+      if (s.workers) {
+        // Everything is printed and written: exit now rather than wait for a worker still freeing a large
+        // encoding or running a check abandoned at its deadline (--timeout bounds the whole process).
+        std::cout.flush();
+        std::cerr.flush();
+        std::fflush(nullptr);
+        std::_Exit(exitCode);
+      }
     } catch (const DiagnosticError& e) {
       std::cerr << e.what() << "\n";
       exitCode = kUserError;

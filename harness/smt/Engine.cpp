@@ -482,8 +482,10 @@ class SmtRunner {
     chooseLayout(u, pc, narrow);
     stats_.note("values: " + layout_.describe());
     phase.emplace(stats_, "skeleton");
-    TermTable terms(ctx_);
-    z3::solver s(ctx_, z3::solver::simple());
+    held_.reset();  // a narrower try's (Widen), before this one builds its own
+    held_ = std::make_unique<Held>(ctx_);
+    TermTable& terms = held_->terms;
+    z3::solver& s = held_->solver;
     pending_.clear();
     partEnds_.clear();
     phase.emplace(stats_, "frame");
@@ -1138,6 +1140,20 @@ class SmtRunner {
   std::vector<size_t> partEnds_;   // positions in pending_ where a part of the encoding ends (endOfPart)
   std::map<std::string, outcome::StateResult> states_;
   std::set<std::string> core_;
+
+ public:
+  // The encoding and the solver that took it in: a member rather than locals of solve(), so that giving up
+  // (a spent budget) does not free them while unwinding, and the caller may free them after reporting
+  // (SmtOptions::releaseLater): Z3 takes about half a second to free an encoding of 800,000 terms.
+  struct Held {
+    explicit Held(z3::context& c) : terms(c), solver(c, z3::solver::simple()) {}
+    TermTable terms;
+    z3::solver solver;
+  };
+  std::unique_ptr<Held> takeHeld() { return std::move(held_); }
+
+ private:
+  std::unique_ptr<Held> held_;
 };
 
 }  // namespace
@@ -1163,11 +1179,14 @@ outcome::EngineResult runSmt(z3::context& ctx, const events::EventProgram& progr
         ctx.interrupt();
       }
     });
+  std::unique_ptr<SmtRunner::Held> held;
   auto attempt = [&]() -> outcome::EngineResult {
     outcome::EngineResult r;
     try {
       SmtRunner runner(ctx, program, model, spec, options);
-      return runner.run();
+      r = runner.run();
+      held = runner.takeHeld();
+      return r;
     } catch (const DiagnosticError& e) {
       r.status = outcome::Status::Error;
       r.message = e.what();
@@ -1191,6 +1210,7 @@ outcome::EngineResult runSmt(z3::context& ctx, const events::EventProgram& progr
     r.message = fmt::format("solver timeout: the {} ms left of the test's time budget are spent (Z3 interrupted)",
                             options.timeoutMs);
   }
+  if (options.releaseLater) *options.releaseLater = std::move(held);
   return r;
 }
 

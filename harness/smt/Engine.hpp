@@ -9,6 +9,7 @@
 #include <z3++.h>
 
 #include <cstdint>
+#include <memory>
 
 #include "cat/Model.hpp"
 #include "events/EventProgram.hpp"
@@ -25,6 +26,11 @@ struct SmtOptions {
   bool explain = true;           ///< unsat core of the condition's outcome when it is unreachable
   size_t maxStates = 4096;       ///< more distinct states → Status::Unknown
   bool narrowValues = true;      ///< values in the narrowest exact widths (smt/ValueLayout.hpp); false: 64 bits
+  /// Non-null: the solver and the encoding are moved here instead of being freed before runSmt returns,
+  /// so that the caller can report the result first (freeing a large encoding takes Z3 a good part of a
+  /// second). The caller frees it on the thread that ran runSmt, before `ctx`, and before that thread's
+  /// next use of `ctx`.
+  std::shared_ptr<void>* releaseLater = nullptr;
 };
 
 /// Runs the smt engine in `ctx` (one context per thread). Never throws: z3 exceptions and model

@@ -1,9 +1,12 @@
 // herd7 log format (golden), JSON, expectation files and the suite runner.
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "check/Suite.hpp"
 #include "check/Verdict.hpp"
@@ -197,6 +200,56 @@ exists (1:r0 == 1 /\ 1:r1 == 0)
   opts.modelPath = dir / "missing.cat";
   std::ostringstream out, err;
   CHECK_THROWS_AS(check::runSuite({dir.string()}, opts, out, err), DiagnosticError);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("suite runner: a check that does not stop at its deadline is reported as a timeout without it",
+          "[check][suite]") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("ptxmm-abandon-test-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto write = [](const fs::path& p, const std::string& s) { std::ofstream(p) << s; };
+  write(dir / "model.cat", "\"M\"\nacyclic po | rf | co | fr as sc\n");
+  const std::string mp = R"(PTX MP
+{ x = 0; y = 0 }
+ P0@cta 0,gpu 0       | P1@cta 1,gpu 0          ;
+ st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, y ;
+ st.relaxed.gpu y, 1 | ld.relaxed.gpu r1, x ;
+exists (1:r0 == 1 /\ 1:r1 == 0)
+)";
+  write(dir / "a-stuck.litmus", mp);
+  write(dir / "b-fine.litmus", mp);
+  check::SuiteOptions opts;
+  opts.modelPath = dir / "model.cat";
+  opts.jobs = 1;
+  opts.json = true;
+  opts.check.timeoutMs = 300;
+  // Stands for a phase that does not look at its deadline (Z3 taking in one large assertion): the first
+  // smt result comes back long after the test's budget is spent, and would say Never.
+  std::atomic<int> calls{0};
+  opts.check.smtResultHook = [&](check::EngineResult&) {
+    if (calls++ == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  };
+  std::ostringstream out, err;
+  check::SuiteSummary s = check::runSuite({dir.string()}, opts, out, err);
+  INFO(out.str() << err.str());
+  CHECK(s.timeouts == 1);
+  CHECK(s.failed == 1);
+  CHECK(s.unchecked == 1);  // the other one: decided, no expectation to compare with
+  std::istringstream lines(out.str());
+  std::string first, second;
+  std::getline(lines, first);
+  std::getline(lines, second);
+  auto j = nlohmann::json::parse(first);
+  CHECK(j["status"] == "timeout");
+  CHECK(j["test"] == "MP");
+  CHECK(j["message"].get<std::string>().find("did not stop within 65 ms after that: abandoned") != std::string::npos);
+  CHECK(nlohmann::json::parse(second)["status"] == "ok");  // the worker went on once the check returned
+  CHECK(err.str().find("FAIL " + (dir / "a-stuck.litmus").string() + ": timeout:") != std::string::npos);
+  REQUIRE(s.workers);
+  s.workers.reset();  // waits for the abandoned check, whose result is dropped
+  CHECK(calls == 2);
   fs::remove_all(dir);
 }
 
