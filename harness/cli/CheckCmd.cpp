@@ -78,6 +78,7 @@ void addCheckCommand(CLI::App& app, int& exitCode) {
     opts.check.unroll = args->unroll;
     opts.check.timeoutMs = args->budget.timeoutMs;
     opts.check.memoryBytes = args->budget.memoryLimit(args->jobs);
+    args->budget.limitSolverMemory(args->jobs);
     opts.check.maxEvents = args->maxEvents;
     opts.check.maxStates = args->maxStates;
     opts.check.countExecutions = args->count;

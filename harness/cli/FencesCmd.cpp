@@ -52,6 +52,7 @@ check::CheckOptions checkOptions(const FencesArgs& a) {
   c.unroll = a.unroll;
   c.timeoutMs = a.budget.timeoutMs;
   c.memoryBytes = a.budget.memoryLimit(a.jobs);
+  a.budget.limitSolverMemory(a.jobs);
   c.maxEvents = a.maxEvents;
   return c;
 }

@@ -177,6 +177,7 @@ KernelReport checkKernel(const extract::KernelExtract& ke, const KernelArgs& a, 
   co.engine = check::Engine::Smt;
   co.timeoutMs = a.budget.timeoutMs;
   co.memoryBytes = a.budget.memoryLimit(1);
+  a.budget.limitSolverMemory(1);
   co.maxEvents = a.maxEvents;
   z3::context ctx;
   check::Verdict v = check::checkTest(*parsed.test, model, modelName, co, &ctx);

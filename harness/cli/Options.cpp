@@ -1,6 +1,7 @@
 // Shared option parsing of the subcommands.
 #include "cli/Options.hpp"
 
+#include "smt/Engine.hpp"
 #include "support/Budget.hpp"
 #include "support/Duration.hpp"
 #include "support/Parallel.hpp"
@@ -41,6 +42,12 @@ CLI::Option* addMemoryOption(CLI::App* cmd, const std::string& name, uint64_t& b
 
 uint64_t BudgetArgs::memoryLimit(int jobs) const {
   return memoryGiven ? memoryBytes : defaultMemoryLimit(workerCount(SIZE_MAX, jobs));
+}
+
+void BudgetArgs::limitSolverMemory(int jobs) const {
+  const uint64_t perTest = memoryLimit(jobs);
+  smt::limitSolverMemory(
+      perTest == 0 ? 0 : (perTest + smt::kSolverContextBytes) * static_cast<uint64_t>(workerCount(SIZE_MAX, jobs)));
 }
 
 void addBudgetOptions(CLI::App* cmd, BudgetArgs& args, const std::string& what) {

@@ -24,6 +24,9 @@ struct BudgetArgs {
   bool memoryGiven = false;
   /// The per-test memory limit: --memory if given, else the default for `jobs` workers.
   [[nodiscard]] uint64_t memoryLimit(int jobs) const;
+  /// Bounds Z3's memory (all solvers of the process together, smt::limitSolverMemory) to the per-test
+  /// limit, plus what a solver context holds before it is given a test, times the workers `jobs` asks for.
+  void limitSolverMemory(int jobs) const;
 };
 
 /// Adds --timeout and --memory (`what`: "test", "check") storing into `args`.

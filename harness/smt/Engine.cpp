@@ -70,6 +70,15 @@ struct Stats {
   }
 };
 
+std::atomic<uint64_t> solverMemoryLimit{0};  // limitSolverMemory
+
+std::string solverMemoryMessage(uint64_t used, uint64_t limit) {
+  return fmt::format(
+      "Z3's memory reached {}, over the {} the solvers of all workers may use together (--memory and a solver context "
+      "per worker)",
+      formatBytes(used), formatBytes(limit));
+}
+
 // Adds the wall time of its lifetime to a phase of Stats.
 class StatTimer {
  public:
@@ -214,6 +223,26 @@ class SmtRunner {
     pending_.clear();
     partEnds_.clear();
   }
+  // Z3 takes the encoding in without looking at its interrupt, so the memory it will need is estimated
+  // before: about half a kilobyte per term (0.49–0.79 KB measured after the first check of the scaling
+  // members of bench/gen-pipelines.py), refused if that would take Z3 over limitSolverMemory's limit.
+  void checkSolverMemory() {
+    const uint64_t limit = solverMemoryLimit.load();
+    if (limit == 0 || !held_) return;
+    constexpr uint64_t kBytesPerTerm = 512;
+    const size_t fresh = held_->terms.numTerms() - held_->termsTakenIn;
+    const uint64_t need = static_cast<uint64_t>(fresh) * kBytesPerTerm;
+    const uint64_t used = Z3_get_estimated_alloc_size();
+    if (used + need > limit)
+      throw BudgetExceeded(
+          BudgetExceeded::Memory,
+          fmt::format(
+              "taking in {} more terms of the encoding needs about {} of Z3's memory while it holds {}: over the {} "
+              "the solvers of all workers may use together (--memory and a solver context per worker)",
+              fresh, formatBytes(need), formatBytes(used), formatBytes(limit)));
+    held_->termsTakenIn = held_->terms.numTerms();
+  }
+
   // The budget is per test: each query gets what is left of it.
   void setDeadline(z3::solver& s) {
     if (!opts_.timeoutMs) return;
@@ -282,9 +311,11 @@ class SmtRunner {
     ++solverCalls_;
     if (!pending_.empty()) {
       StatTimer at(stats_, "assert");
+      checkSolverMemory();
       flushPending(s);
     }
     StatTimer st(stats_, solverCalls_ == 1 ? "check (first)" : stats_.query);
+    pollBudget("smt solver");
     setDeadline(s);
     z3::check_result r = s.check(assumptions);
     if (stats_.on && solverCalls_ == 1) {  // how much search the first (internalising) query needed
@@ -1149,6 +1180,7 @@ class SmtRunner {
     explicit Held(z3::context& c) : terms(c), solver(c, z3::solver::simple()) {}
     TermTable terms;
     z3::solver solver;
+    size_t termsTakenIn = 0;  // terms the solver was given (checkSolverMemory)
   };
   std::unique_ptr<Held> takeHeld() { return std::move(held_); }
 
@@ -1158,25 +1190,50 @@ class SmtRunner {
 
 }  // namespace
 
+void limitSolverMemory(uint64_t bytes) { solverMemoryLimit = bytes; }
+
 outcome::EngineResult runSmt(z3::context& ctx, const events::EventProgram& program, const cat::Model& model,
                              const outcome::StateSpec& spec, const SmtOptions& options) {
   // Relevancy filtering does not pay off on these encodings (measured: about 25% faster without).
   static std::once_flag once;
   std::call_once(once, [] { z3::set_param("smt.relevancy", 0); });
   // Z3 checks its timeout only inside solver calls; simplifying a large term on assertion can run far
-  // past it. A watchdog interrupts the context at the deadline. An interrupt leaves the context
-  // cancelled until its next solver check, so after one a trivial check clears it before the caller
-  // reuses the context for the next test.
-  std::atomic<bool> interrupted{false};
+  // past it. A watchdog interrupts the context at the deadline. Z3's memory is outside the test's budget
+  // (support/Budget.hpp counts this program's allocations): the watchdog also reads Z3's own count (of all
+  // contexts together) every 10 ms, and over limitSolverMemory's limit it fails the test's budget (the
+  // engine's next poll throws) and interrupts the context, again at every look, so that a solver call
+  // begun after an interrupt found Z3 idle is stopped too. An interrupt leaves the context cancelled until
+  // its next solver check, so after one a trivial check clears it before the caller reuses the context.
+  enum Stopped : int { kNotStopped, kDeadline, kMemory };
+  std::atomic<int> stopped{kNotStopped};
+  std::atomic<uint64_t> overAt{0};  // Z3's memory when the watchdog found it over the limit
+  const uint64_t memLimit = solverMemoryLimit.load();
+  Budget* budget = currentBudget();
   std::optional<std::jthread> watchdog;
-  if (options.timeoutMs > 0)
-    watchdog.emplace([&ctx, &interrupted, ms = options.timeoutMs](std::stop_token stop) {
+  if (options.timeoutMs > 0 || memLimit > 0)
+    watchdog.emplace([&ctx, &stopped, &overAt, memLimit, budget, ms = options.timeoutMs](std::stop_token stop) {
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
       std::mutex mu;
       std::condition_variable_any cv;
       std::unique_lock lock(mu);
-      if (!cv.wait_for(lock, stop, std::chrono::milliseconds(ms), [] { return false; }) && !stop.stop_requested()) {
-        interrupted = true;
-        ctx.interrupt();
+      for (;;) {
+        auto wake = ms > 0 ? deadline : std::chrono::steady_clock::time_point::max();
+        if (memLimit > 0) wake = std::min(wake, std::chrono::steady_clock::now() + std::chrono::milliseconds(10));
+        if (cv.wait_until(lock, stop, wake, [] { return false; }) || stop.stop_requested()) return;
+        if (stopped == kNotStopped && ms > 0 && std::chrono::steady_clock::now() >= deadline) {
+          stopped = kDeadline;
+          ctx.interrupt();
+          return;
+        }
+        if (memLimit > 0 && stopped != kDeadline) {
+          const uint64_t used = Z3_get_estimated_alloc_size();
+          if (stopped == kNotStopped && used > memLimit) {
+            overAt = used;
+            stopped = kMemory;
+            if (budget) budget->fail(BudgetExceeded::Memory, solverMemoryMessage(used, memLimit));
+          }
+          if (stopped == kMemory) ctx.interrupt();
+        }
       }
     });
   std::unique_ptr<SmtRunner::Held> held;
@@ -1201,14 +1258,20 @@ outcome::EngineResult runSmt(z3::context& ctx, const events::EventProgram& progr
   };
   outcome::EngineResult r = attempt();
   watchdog.reset();  // stops and joins: no interrupt after this point
-  if (interrupted) {
+  if (stopped != kNotStopped) {
     z3::solver clear(ctx);
     (void)clear.check();
-    // The deadline has passed, and whatever Z3 answered after the interrupt is suspect: a timeout.
-    r = outcome::EngineResult{};
-    r.status = outcome::Status::Timeout;
-    r.message = fmt::format("solver timeout: the {} ms left of the test's time budget are spent (Z3 interrupted)",
-                            options.timeoutMs);
+    // A limit was reached, and whatever Z3 answered after the interrupt is suspect.
+    const bool memory = stopped == kMemory;
+    if (!(memory && r.status == outcome::Status::MemoryLimit)) {  // else the engine's own message says it
+      r = outcome::EngineResult{};
+      r.status = memory ? outcome::Status::MemoryLimit : outcome::Status::Timeout;
+      r.message = memory ? solverMemoryMessage(overAt, memLimit)
+                         : fmt::format(
+                               "solver timeout: the {} ms left of the test's time budget are spent (Z3 "
+                               "interrupted)",
+                               options.timeoutMs);
+    }
   }
   if (options.releaseLater) *options.releaseLater = std::move(held);
   return r;

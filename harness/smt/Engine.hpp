@@ -33,6 +33,16 @@ struct SmtOptions {
   std::shared_ptr<void>* releaseLater = nullptr;
 };
 
+/// Bounds the memory of Z3, all its contexts in this process together (Z3 counts its allocations for the
+/// whole process; they are outside support/Budget's count). A check that finds Z3 over it is stopped with
+/// Status::MemoryLimit. 0 = no limit (the default). Z3's own `memory_max_size` is not used: Z3 4.8.12
+/// crashes when it reaches it (a null context, an internal assertion).
+void limitSolverMemory(uint64_t bytes);
+
+/// What a z3 context holds before it is given anything (17 MiB measured with Z3 4.8.12), rounded up: the
+/// callers of limitSolverMemory add it per worker to the tests' own limit.
+inline constexpr uint64_t kSolverContextBytes = uint64_t{32} << 20;
+
 /// Runs the smt engine in `ctx` (one context per thread). Never throws: z3 exceptions and model
 /// errors become Status::Error / Unknown with a message.
 [[nodiscard]] outcome::EngineResult runSmt(z3::context& ctx, const events::EventProgram& program,

@@ -26,7 +26,19 @@ double Budget::remaining() const {
   return timeout_ > 0 ? timeout_ - elapsed() : std::numeric_limits<double>::infinity();
 }
 
+void Budget::fail(BudgetExceeded::Kind kind, const std::string& why) {
+  if (failed_.load(std::memory_order_acquire)) return;  // the first reason stands
+  failKind_ = kind;
+  failWhy_ = why;
+  failed_.store(true, std::memory_order_release);
+}
+
+void Budget::checkFailed() const {
+  if (failed_.load(std::memory_order_acquire)) throw BudgetExceeded(failKind_, failWhy_);
+}
+
 void Budget::poll(std::string_view phase) {
+  checkFailed();
   if (memLimit_ > 0 && live_ > static_cast<int64_t>(memLimit_))
     throw BudgetExceeded(BudgetExceeded::Memory,
                          fmt::format("{} in use during the {} exceeds the test's memory limit of {} (--memory)",
@@ -41,6 +53,7 @@ void Budget::checkTime(std::string_view phase) const {
 }
 
 void Budget::reserve(uint64_t bytes, std::string_view phase) {
+  checkFailed();
   checkTime(phase);  // a large allocation is about to be made and filled: no need to wait for a later poll
   if (memLimit_ > 0 && static_cast<uint64_t>(std::max<int64_t>(live_, 0)) + bytes > memLimit_)
     throw BudgetExceeded(

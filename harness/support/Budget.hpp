@@ -9,6 +9,7 @@
 // outside this count; the smt engine is bounded by the deadline (solver timeouts) and its state cap.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -42,6 +43,9 @@ class Budget {
   /// allocating `bytes` more would exceed the memory limit: called before a large allocation whose size
   /// is known in advance, so that it is refused, not made.
   void reserve(uint64_t bytes, std::string_view phase);
+  /// Makes the next poll() or reserve() throw BudgetExceeded(kind, why): for a limit watched from another
+  /// thread (the smt engine's watchdog over Z3's memory). Safe to call from any thread.
+  void fail(BudgetExceeded::Kind kind, const std::string& why);
   /// Seconds since the budget was created.
   [[nodiscard]] double elapsed() const;
   /// Seconds left before the deadline (+inf without one; may be negative).
@@ -62,12 +66,17 @@ class Budget {
  private:
   void checkTime(std::string_view phase) const;
 
+  void checkFailed() const;
+
   std::chrono::steady_clock::time_point t0_;
   double timeout_;
   uint64_t memLimit_;
   int64_t live_ = 0;
   int64_t peak_ = 0;
   unsigned polls_ = 0;
+  std::atomic<bool> failed_{false};  // fail() was called: failKind_ and failWhy_ are set
+  BudgetExceeded::Kind failKind_ = BudgetExceeded::Time;
+  std::string failWhy_;
 };
 
 /// Installs `budget` as the calling thread's budget for its lifetime (restores the previous one).

@@ -162,6 +162,14 @@ TEST_CASE("bounds: --memory stops the smt encoding before it allocates, and the 
   requireStatus(s, "--engine enum --memory 50M --model " + model.string(), wt, "memory", "linearisations");
 }
 
+TEST_CASE("bounds: --memory bounds Z3's memory too, before it takes in an encoding", "[cli][bounds]") {
+  Scratch s("bounds-z3mem");
+  // A one-stage TMA ring of 10 iterations (bench/gen-pipelines.py): about 300,000 terms, which Z3 needs
+  // some 150 MiB to take in, while this program's own encoding stays under 60 MiB.
+  const fs::path t = fs::path(PTXMM_SOURCE_DIR) / "harness/tests/data/bounds/ring-K1-N10.litmus";
+  requireStatus(s, "--engine smt -j1 --memory 80M", t, "memory", "of Z3's memory");
+}
+
 TEST_CASE("bounds: a suite continues past tests over their budget", "[cli][bounds]") {
   Scratch s("bounds-suite");
   s.write("a/nested.litmus", kNestedLoops);

@@ -67,6 +67,24 @@ TEST_CASE("a spent deadline is seen within a few polls and at once by reserve", 
   for (int i = 0; i < 100; ++i) CHECK_NOTHROW(pollBudget("x"));
 }
 
+TEST_CASE("a limit watched from another thread fails the next poll with its reason", "[support][budget]") {
+  Budget b(0, 0);
+  BudgetScope scope(b);
+  CHECK_NOTHROW(pollBudget("encoding"));
+  std::thread([&b] {
+    b.fail(BudgetExceeded::Memory, "Z3's memory reached 1 GiB");
+    b.fail(BudgetExceeded::Time, "a later reason");  // the first one stands
+  }).join();
+  try {
+    pollBudget("encoding");
+    FAIL("no throw");
+  } catch (const BudgetExceeded& e) {
+    CHECK(e.kind() == BudgetExceeded::Memory);
+    CHECK(std::string(e.what()) == "Z3's memory reached 1 GiB");
+  }
+  CHECK_THROWS_AS(reserveBudget(16, "encoding"), BudgetExceeded);
+}
+
 TEST_CASE("memory sizes as written on the command line", "[support][budget]") {
   CHECK(parseByteSize("0") == 0u);
   CHECK(parseByteSize("4096") == 4096u);
