@@ -92,6 +92,7 @@ def main():
         ("two loops, --unroll 64 --max-events 0, memory", "--unroll 64 --max-events 0 --memory 300M", "two-loops.litmus"),
         ("TMA ring K = 1, N = 14, smt", "--engine smt --timeout 3", "ring-K1-N14.litmus"),
         ("TMA ring K = 1, N = 14, smt, deadline in a large assertion", "--engine smt --timeout 5", "ring-K1-N14.litmus"),
+        ("TMA ring K = 1, N = 14, smt, Z3's memory", "--engine smt -j1 --memory 200M", "ring-K1-N14.litmus"),
         ("with ... from over 10! orders, enum", "--engine enum --memory 100M --model " + os.path.join(d, "with.cat"), "W10.litmus"),
     ]
     for name, opts, f in cases:

@@ -77,6 +77,21 @@ std::string mergedLoads(const litmus::Test& t, const std::string& state) {
   return "";
 }
 
+/// The physical location an access names: an alias's or a surface name's target, else the name itself.
+std::string physical(const litmus::Test& t, const std::string& name) {
+  for (const auto& d : t.locations)
+    if (d.name == name) return d.aliasOf.empty() ? name : d.aliasOf;
+  return name;
+}
+
+/// Operand `role` ("d", "a", "s") of a memory access whose signature has it, or null.
+const litmus::Operand* operandOf(const litmus::Instr& in, std::string_view role) {
+  const auto sig = ptx::operandSignature(ptx::opInfo(in.op));
+  for (size_t k = 0; k < sig.size() && k < in.operands.size(); ++k)
+    if (sig[k] == role) return &in.operands[k];
+  return nullptr;
+}
+
 /// The name of the same test at matching scopes: every ".NARROW" replaced by ".WIDE".
 std::string widened(std::string name, ptx::Scope narrow, ptx::Scope wide) {
   const std::string from = std::string(".") + scopeName(narrow), to = std::string(".") + scopeName(wide);
@@ -87,18 +102,92 @@ std::string widened(std::string name, ptx::Scope narrow, ptx::Scope wide) {
 
 }  // namespace
 
+std::string coherenceReversal(const litmus::Test& t, const std::string& state) {
+  std::map<std::string, int64_t> values;
+  for (const auto& [label, value] : outcome::parseStateKey(state)) values[label] = value;
+  // One access of a thread to a physical location with a known value: a load whose register the state
+  // gives, or a store of a constant.
+  struct Access {
+    bool load;
+    std::string loc;
+    int64_t value;
+    ptx::Proxy proxy;  // of the instruction (a surface load reads through the surface proxy)
+  };
+  std::vector<std::vector<Access>> byThread(t.threads.size());
+  std::map<std::string, std::map<int64_t, std::pair<size_t, size_t>>> writes;  // loc -> value -> (thread, index)
+  std::set<std::pair<std::string, int64_t>> ambiguous;                         // written twice
+  for (size_t i = 0; i < t.threads.size(); ++i)
+    for (const auto& st : t.threads[i].code) {
+      if (!st.instr || st.instr->guard) continue;  // a guarded access may not execute
+      const auto& in = *st.instr;
+      const ptx::OpFamily f = ptx::opInfo(in.op).family;
+      if (f != ptx::OpFamily::Read && f != ptx::OpFamily::Write) continue;
+      const litmus::Operand* a = operandOf(in, "a");
+      if (!a || a->kind != litmus::Operand::Kind::Addr || !a->baseReg.empty() || a->imm != 0) continue;
+      const std::string loc = physical(t, a->loc.name);
+      if (f == ptx::OpFamily::Read) {
+        const litmus::Operand* d = operandOf(in, "d");
+        if (!d || d->kind != litmus::Operand::Kind::Reg) continue;
+        auto v = values.find(std::to_string(i) + ":" + d->name);
+        if (v != values.end()) byThread[i].push_back({true, loc, v->second, ptx::opInfo(in.op).proxy});
+      } else {
+        const litmus::Operand* v = operandOf(in, "s");
+        if (!v || v->kind != litmus::Operand::Kind::Imm) continue;
+        if (!writes[loc].emplace(v->imm, std::pair{i, byThread[i].size()}).second) ambiguous.insert({loc, v->imm});
+        byThread[i].push_back({false, loc, v->imm, ptx::opInfo(in.op).proxy});
+      }
+    }
+  auto init = [&](const std::string& loc) {
+    for (const auto& d : t.locations)
+      if (d.name == loc) return d.init;
+    return int64_t{0};
+  };
+  // Whether value b of `loc` is coherence-before value a, as the test alone fixes it.
+  auto before = [&](const std::string& loc, int64_t b, int64_t a) -> std::string {
+    if (a == b || ambiguous.count({loc, a}) || ambiguous.count({loc, b})) return "";
+    auto& ws = writes[loc];
+    auto wa = ws.find(a);
+    if (wa == ws.end() || ws.count(init(loc))) return "";  // a is not a store of the test, or init is written
+    if (b == init(loc)) return "its initial value";
+    auto wb = ws.find(b);
+    if (wb != ws.end() && wb->second.first == wa->second.first && wb->second.second < wa->second.second)
+      return "stored before " + std::to_string(a) + " by P" + std::to_string(wa->second.first);
+    return "";
+  };
+  for (size_t i = 0; i < byThread.size(); ++i)
+    for (size_t k = 0; k < byThread[i].size(); ++k) {
+      const Access& later = byThread[i][k];
+      if (!later.load) continue;
+      for (size_t j = 0; j < k; ++j) {
+        const Access& first = byThread[i][j];
+        // Across proxies the device does not keep the order (a surface load after a generic store reads stale
+        // data on the H100): only accesses through one proxy count.
+        if (first.loc != later.loc || first.proxy != later.proxy) continue;
+        if (const std::string why = before(later.loc, later.value, first.value); !why.empty())
+          return "P" + std::to_string(i) + (first.load ? " reads " : " writes ") + later.loc + "=" +
+                 std::to_string(first.value) + ", then reads " + later.loc + "=" + std::to_string(later.value) + " (" +
+                 why + ")";
+      }
+    }
+  return "";
+}
+
 UnseenState staticReason(const litmus::Test& t, const std::string& state, ptx::Scope& narrow, ptx::Scope& wide) {
   UnseenState u;
   u.state = state;
   const ptx::Scope placement = placementScope(t);
   const std::string mismatch = scopeMismatch(t, narrow, wide);
   const std::string loads = mergedLoads(t, state);
+  const std::string reversal = coherenceReversal(t, state);
   if (placement == ptx::Scope::Sys) {
     u.category = kPlacement;
     u.evidence = "threads on different GPUs; the kernel runs them on one GPU";
   } else if (!mismatch.empty()) {
     u.category = kScope;
     u.evidence = "scope " + mismatch;
+  } else if (!reversal.empty()) {
+    u.category = kCoherence;
+    u.evidence = reversal;
   } else if (!loads.empty()) {
     u.category = kMergedLoads;
     u.evidence = loads + " (`ptxmm gen --sass` shows whether both loads survive)";
@@ -261,6 +350,24 @@ SuiteCoverage coverage(Store& store) {
   for (size_t i = 0; i < suite.tests.size(); ++i)
     if (auto pr = litmus::tryParseTest(tests[i].text, tests[i].file); pr.ok())
       shapes.add(*pr.test, suite.tests[i].name, suite.tests[i].seen, suite.tests[i].instances);
+  // Coherence reversals (coherenceReversal) the model allows, and any the device showed: kCoherence stands
+  // only while no test of the store showed one.
+  size_t reversalsAllowed = 0;
+  std::set<std::string> reversalTests;
+  uint64_t reversalInstances = 0;
+  std::string reversalSeen;
+  for (size_t i = 0; i < suite.tests.size(); ++i) {
+    auto pr = litmus::tryParseTest(tests[i].text, tests[i].file);
+    if (!pr.ok() || suite.tests[i].status != "ok" || suite.tests[i].instances == 0) continue;
+    for (const auto& state : suite.tests[i].allowed) {
+      if (coherenceReversal(*pr.test, state).empty()) continue;
+      ++reversalsAllowed;
+      if (reversalTests.insert(suite.tests[i].name).second) reversalInstances += suite.tests[i].instances;
+      auto s = suite.tests[i].seen.find(state);
+      if (s != suite.tests[i].seen.end() && s->second > 0 && reversalSeen.empty())
+        reversalSeen = suite.tests[i].name + " showed " + state + " " + std::to_string(s->second) + " times";
+    }
+  }
   for (size_t i = 0; i < suite.tests.size(); ++i) {
     auto& c = suite.tests[i];
     auto pr = litmus::tryParseTest(tests[i].text, tests[i].file);
@@ -291,7 +398,17 @@ SuiteCoverage coverage(Store& store) {
           u.category = r.category;
           u.evidence = r.evidence;
         }
-        if (u.category == kSiblingSeen) {
+        if (u.category == kCoherence) {
+          if (reversalSeen.empty()) {
+            u.evidence += "; not here in " + std::to_string(c.instances) + " instances, nor in any of the " +
+                          std::to_string(reversalsAllowed) + " such states the model allows in the " +
+                          std::to_string(reversalTests.size()) + " tests of the store that ran (" +
+                          std::to_string(reversalInstances) + " instances)";
+          } else {
+            u.category = kUnexplained;
+            u.evidence += ", although " + reversalSeen + "; " + std::to_string(c.instances) + " instances";
+          }
+        } else if (u.category == kSiblingSeen) {
           u.evidence += "; not here in " + std::to_string(c.instances) + " instances";
         } else if (u.category == kScope) {
           auto it = byName.find(widened(c.name, narrow, wide));

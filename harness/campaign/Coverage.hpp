@@ -21,6 +21,7 @@ inline constexpr const char* kNeedsArch = "needs sm_100a";
 inline constexpr const char* kNotRun = "not run (refused, error or timeout)";
 inline constexpr const char* kScope = "scope stronger on this device";
 inline constexpr const char* kPlacement = "placement one GPU cannot realise (gpu-in-sys)";
+inline constexpr const char* kCoherence = "one location's coherence order reversed (the device keeps it)";
 inline constexpr const char* kMergedLoads = "ptxas may merge the loads (check --sass)";
 inline constexpr const char* kOneCta = "threads of one CTA (one SM, one L1)";
 inline constexpr const char* kManyStates = "rare state of a many-state test";
@@ -39,10 +40,18 @@ struct UnseenState {
 };
 
 /// The reason a test that ran on the device never showed `state`, from the test alone (no other test
-/// compared): kPlacement, kScope ("scope cta-in-gpu"), kMergedLoads or kOneCta with its evidence; an
-/// empty category when none applies. `narrow`/`wide` receive the scope mismatch for kScope.
+/// compared): kPlacement, kScope ("scope cta-in-gpu"), kCoherence, kMergedLoads or kOneCta with its evidence;
+/// an empty category when none applies. `narrow`/`wide` receive the scope mismatch for kScope.
 [[nodiscard]] UnseenState staticReason(const litmus::Test& t, const std::string& state, ptx::Scope& narrow,
                                        ptx::Scope& wide);
+
+/// How `state` has one thread see a location's values against their coherence order, as far as the test
+/// fixes that order by itself: after reading or writing value a of a physical location (aliases and
+/// surface names resolved) through one proxy, the thread reads value b through the same proxy, b being the
+/// location's initial value or written before a by one thread in program order (each value written once).
+/// "" when the state has no such pair. The model may allow it (weak accesses, virtual aliases or surface
+/// synonyms without their proxy fence).
+[[nodiscard]] std::string coherenceReversal(const litmus::Test& t, const std::string& state);
 
 /// "1:r0=1": a register or location value of `state` that no seen state has and that at least one other
 /// allowed state needs too (an event the device never produced in this test that several outcomes wait for,

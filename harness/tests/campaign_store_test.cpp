@@ -154,6 +154,35 @@ TEST_CASE("a mutant the device cannot run is not killable: the score counts it a
   CHECK(scoreOf(s, c).killable == 2);
 }
 
+TEST_CASE("an unseen state that reverses one location's coherence order through one proxy is named so", "[campaign]") {
+  auto parse = [](const std::string& text) { return ptxmm::litmus::parseTest(text, "t.litmus"); };
+  const auto corr = parse(
+      "PTX CoRR\n{ x = 0 }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.weak x, 1 | ld.weak r0, x ;\n"
+      " st.weak x, 2 | ld.volatile r1, x ;\nexists (1:r0 == 2 /\\ 1:r1 == 1)\n");
+  CHECK(coherenceReversal(corr, "1:r0=2; 1:r1=1;") == "P1 reads x=2, then reads x=1 (stored before 2 by P0)");
+  CHECK(coherenceReversal(corr, "1:r0=1; 1:r1=0;") == "P1 reads x=1, then reads x=0 (its initial value)");
+  CHECK(coherenceReversal(corr, "1:r0=1; 1:r1=2;").empty());  // in coherence order
+  CHECK(coherenceReversal(corr, "1:r0=0; 1:r1=2;").empty());
+  ptxmm::ptx::Scope narrow{}, wide{};
+  const UnseenState u = staticReason(corr, "1:r0=2; 1:r1=1;", narrow, wide);
+  CHECK(u.category == kCoherence);
+  // Through a virtual alias the location is the same.
+  const auto cowr = parse(
+      "PTX CoWR\n{ x = 0; y @ generic aliases x }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\n ld.weak r1, y ;\n"
+      "exists (0:r1 != 1)\n");
+  CHECK(coherenceReversal(cowr, "0:r1=0;") == "P0 writes x=1, then reads x=0 (its initial value)");
+  // A surface load after a generic store reads through another proxy: no order to keep.
+  const auto cross = parse(
+      "PTX CoWR-surface\n{ x = 0; sx @ surface aliases x }\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\n"
+      " suld.weak r1, sx ;\nexists (0:r1 != 1)\n");
+  CHECK(coherenceReversal(cross, "0:r1=0;").empty());
+  // A value written twice, or the initial value written again, does not name one write.
+  const auto twice = parse(
+      "PTX twice\n{ x = 0 }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.weak x, 1 | ld.weak r0, x ;\n"
+      " st.weak x, 0 | ld.weak r1, x ;\nexists (1:r0 == 1 /\\ 1:r1 == 0)\n");
+  CHECK(coherenceReversal(twice, "1:r0=1; 1:r1=0;").empty());
+}
+
 TEST_CASE("an unseen state of a test whose threads share one CTA is put down to the one SM", "[campaign]") {
   auto reason = [](const std::string& placement1) {
     const std::string text = "PTX MP\n{ x = 0; y = 0; }\n P0@cta 0,gpu 0 | P1@" + placement1 +
