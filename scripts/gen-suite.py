@@ -213,6 +213,11 @@ def gen_mp():
              "exists (P2:r0 == 2 /\\ P2:r1 == 0 /\\ y == 2)",
              [ptx("Sometimes", True, "§8.8: a release pattern only extends to later strong writes of the same thread; another thread's relaxed write is not part of it, no synchronization; weak x races"), sc()],
              init=["x = 0", "y = 0"], docs=["the acquire reads a plain relaxed write of a third thread that is coherence-after the release"]))
+    add(Test(fam, "MP+rlx+other-thread-write+acq.gpu",
+             [["st.weak x, 1", "st.relaxed.gpu y, 1"], ["st.relaxed.gpu y, 2"], ["ld.acquire.gpu r0, y", "bne r0, 2, LC00", "ld.weak r1, x", "LC00:"]],
+             "exists (P2:r0 == 2 /\\ P2:r1 == 0 /\\ y == 2)",
+             [ptx("Sometimes", True, "§8.8: no release pattern in P0, so nothing orders its weak x store before y; the acquire synchronizes with nothing; weak x races"), sc()],
+             init=["x = 0", "y = 0"], docs=["MP+rel+other-thread-write+acq.gpu with P0's release store relaxed: the hardware probe of its weak outcome"]))
     add(Test(fam, "MP+rel+rmw+acq.gpu",
              [["st.weak x, 1", "st.release.gpu y, 1"], ["atom.relaxed.gpu.add r2, y, 1"], ["ld.acquire.gpu r0, y", "bne r0, 2, LC00", "ld.weak r1, x", "LC00:"]],
              "exists (P1:r2 == 1 /\\ P2:r0 == 2 /\\ P2:r1 == 0)",
