@@ -33,6 +33,27 @@ check::Verdict sbVerdict() {
   return v;
 }
 
+// Message passing with relaxed accesses: Never under the SC model of suiteDir.
+const char* const kSuiteMP = R"(PTX MP
+{ x = 0; y = 0 }
+ P0@cta 0,gpu 0      | P1@cta 1,gpu 0       ;
+ st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, y ;
+ st.relaxed.gpu y, 1 | ld.relaxed.gpu r1, x ;
+exists (1:r0 == 1 /\ 1:r1 == 0)
+)";
+
+void writeFile(const std::filesystem::path& p, const std::string& s) { std::ofstream(p) << s; }
+
+// A fresh directory for a suite run, holding model.cat (SC as one acyclicity check).
+std::filesystem::path suiteDir(const std::string& tag) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("ptxmm-" + tag + "-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  writeFile(dir / "model.cat", "\"M\"\nacyclic po | rf | co | fr as sc\n");
+  return dir;
+}
+
 }  // namespace
 
 TEST_CASE("herd7 log format", "[check][log]") {
@@ -152,18 +173,10 @@ TEST_CASE("condition text in herd7 style", "[check][log]") {
 
 TEST_CASE("suite runner: expectations, failures and the summary line", "[check][suite]") {
   namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() / ("ptxmm-suite-test-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const fs::path dir = suiteDir("suite-test");
   fs::create_directories(dir / "sub");
-  auto write = [](const fs::path& p, const std::string& s) { std::ofstream(p) << s; };
-  write(dir / "model.cat", "\"M\"\nacyclic po | rf | co | fr as sc\n");
-  const std::string mp = R"(PTX MP
-{ x = 0; y = 0 }
- P0@cta 0,gpu 0      | P1@cta 1,gpu 0       ;
- st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, y ;
- st.relaxed.gpu y, 1 | ld.relaxed.gpu r1, x ;
-exists (1:r0 == 1 /\ 1:r1 == 0)
-)";
+  auto write = writeFile;
+  const std::string mp = kSuiteMP;
   write(dir / "a-good.litmus", mp);
   write(dir / "a-good.expect", "# comment\nsc: Sometimes | x\nmodel: Never | SC forbids MP\n");
   write(dir / "sub" / "b-wrong.litmus", mp);
@@ -206,20 +219,9 @@ exists (1:r0 == 1 /\ 1:r1 == 0)
 TEST_CASE("suite runner: a check that does not stop at its deadline is reported as a timeout without it",
           "[check][suite]") {
   namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() / ("ptxmm-abandon-test-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  auto write = [](const fs::path& p, const std::string& s) { std::ofstream(p) << s; };
-  write(dir / "model.cat", "\"M\"\nacyclic po | rf | co | fr as sc\n");
-  const std::string mp = R"(PTX MP
-{ x = 0; y = 0 }
- P0@cta 0,gpu 0       | P1@cta 1,gpu 0          ;
- st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, y ;
- st.relaxed.gpu y, 1 | ld.relaxed.gpu r1, x ;
-exists (1:r0 == 1 /\ 1:r1 == 0)
-)";
-  write(dir / "a-stuck.litmus", mp);
-  write(dir / "b-fine.litmus", mp);
+  const fs::path dir = suiteDir("abandon-test");
+  writeFile(dir / "a-stuck.litmus", kSuiteMP);
+  writeFile(dir / "b-fine.litmus", kSuiteMP);
   check::SuiteOptions opts;
   opts.modelPath = dir / "model.cat";
   opts.jobs = 1;
