@@ -79,6 +79,74 @@ std::string solverMemoryMessage(uint64_t used, uint64_t limit) {
       formatBytes(used), formatBytes(limit));
 }
 
+// Why a run of runSmt was stopped from outside.
+enum Stopped : int { kNotStopped, kDeadline, kMemory };
+
+// One thread for the whole process reads Z3's memory count (Z3_get_estimated_alloc_size, all contexts
+// together) every 10 ms while runs are registered and a limit is set (limitSolverMemory). Over the limit,
+// each run's test budget is failed (the engine's next poll throws) and its context interrupted, again at
+// every look, so that a solver call begun after an interrupt found Z3 idle is stopped too. One thread
+// rather than one per run: a suite of small tests would pay for starting it every time.
+class MemoryWatch {
+ public:
+  struct Run {
+    z3::context* ctx;
+    Budget* budget;  // the test's, or null
+    std::atomic<int>* stopped;
+    std::atomic<uint64_t>* overAt;
+  };
+  // Watches `run` for its lifetime; once it is destroyed the run is no longer touched.
+  class Registration {
+   public:
+    explicit Registration(Run& run) : run_(run) { instance().add(&run_); }
+    ~Registration() { instance().remove(&run_); }
+    Registration(const Registration&) = delete;
+    Registration& operator=(const Registration&) = delete;
+
+   private:
+    Run& run_;
+  };
+
+ private:
+  static MemoryWatch& instance() {
+    static MemoryWatch w;
+    return w;
+  }
+  void add(Run* r) {
+    std::lock_guard lock(mu_);
+    runs_.insert(r);
+    if (!thread_) thread_.emplace([this](std::stop_token stop) { loop(stop); });
+  }
+  void remove(Run* r) {
+    std::lock_guard lock(mu_);
+    runs_.erase(r);
+  }
+  void loop(std::stop_token stop) {
+    std::unique_lock lock(mu_);
+    for (;;) {
+      cv_.wait_for(lock, stop, std::chrono::milliseconds(10), [] { return false; });
+      if (stop.stop_requested()) return;
+      const uint64_t limit = solverMemoryLimit.load();
+      if (limit == 0 || runs_.empty()) continue;
+      const uint64_t used = Z3_get_estimated_alloc_size();
+      if (used <= limit) continue;
+      for (Run* r : runs_) {
+        int expected = kNotStopped;
+        if (r->stopped->compare_exchange_strong(expected, kMemory)) {
+          *r->overAt = used;
+          if (r->budget) r->budget->fail(BudgetExceeded::Memory, solverMemoryMessage(used, limit));
+        }
+        if (*r->stopped == kMemory) r->ctx->interrupt();
+      }
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable_any cv_;
+  std::set<Run*> runs_;
+  std::optional<std::jthread> thread_;  // last: stopped and joined first
+};
+
 // Adds the wall time of its lifetime to a phase of Stats.
 class StatTimer {
  public:
@@ -1199,41 +1267,24 @@ outcome::EngineResult runSmt(z3::context& ctx, const events::EventProgram& progr
   std::call_once(once, [] { z3::set_param("smt.relevancy", 0); });
   // Z3 checks its timeout only inside solver calls; simplifying a large term on assertion can run far
   // past it. A watchdog interrupts the context at the deadline. Z3's memory is outside the test's budget
-  // (support/Budget.hpp counts this program's allocations): the watchdog also reads Z3's own count (of all
-  // contexts together) every 10 ms, and over limitSolverMemory's limit it fails the test's budget (the
-  // engine's next poll throws) and interrupts the context, again at every look, so that a solver call
-  // begun after an interrupt found Z3 idle is stopped too. An interrupt leaves the context cancelled until
-  // its next solver check, so after one a trivial check clears it before the caller reuses the context.
-  enum Stopped : int { kNotStopped, kDeadline, kMemory };
+  // (support/Budget.hpp counts this program's allocations): the run is registered with MemoryWatch while
+  // a limit is set. An interrupt leaves the context cancelled until its next solver check, so after one a
+  // trivial check clears it before the caller reuses the context.
   std::atomic<int> stopped{kNotStopped};
-  std::atomic<uint64_t> overAt{0};  // Z3's memory when the watchdog found it over the limit
+  std::atomic<uint64_t> overAt{0};  // Z3's memory when the watch found it over the limit
   const uint64_t memLimit = solverMemoryLimit.load();
-  Budget* budget = currentBudget();
+  MemoryWatch::Run run{&ctx, currentBudget(), &stopped, &overAt};
+  std::optional<MemoryWatch::Registration> watched;
+  if (memLimit > 0) watched.emplace(run);
   std::optional<std::jthread> watchdog;
-  if (options.timeoutMs > 0 || memLimit > 0)
-    watchdog.emplace([&ctx, &stopped, &overAt, memLimit, budget, ms = options.timeoutMs](std::stop_token stop) {
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  if (options.timeoutMs > 0)
+    watchdog.emplace([&ctx, &stopped, ms = options.timeoutMs](std::stop_token stop) {
       std::mutex mu;
       std::condition_variable_any cv;
       std::unique_lock lock(mu);
-      for (;;) {
-        auto wake = ms > 0 ? deadline : std::chrono::steady_clock::time_point::max();
-        if (memLimit > 0) wake = std::min(wake, std::chrono::steady_clock::now() + std::chrono::milliseconds(10));
-        if (cv.wait_until(lock, stop, wake, [] { return false; }) || stop.stop_requested()) return;
-        if (stopped == kNotStopped && ms > 0 && std::chrono::steady_clock::now() >= deadline) {
-          stopped = kDeadline;
-          ctx.interrupt();
-          return;
-        }
-        if (memLimit > 0 && stopped != kDeadline) {
-          const uint64_t used = Z3_get_estimated_alloc_size();
-          if (stopped == kNotStopped && used > memLimit) {
-            overAt = used;
-            stopped = kMemory;
-            if (budget) budget->fail(BudgetExceeded::Memory, solverMemoryMessage(used, memLimit));
-          }
-          if (stopped == kMemory) ctx.interrupt();
-        }
+      if (!cv.wait_for(lock, stop, std::chrono::milliseconds(ms), [] { return false; }) && !stop.stop_requested()) {
+        int expected = kNotStopped;
+        if (stopped.compare_exchange_strong(expected, kDeadline)) ctx.interrupt();
       }
     });
   std::unique_ptr<SmtRunner::Held> held;
@@ -1258,6 +1309,7 @@ outcome::EngineResult runSmt(z3::context& ctx, const events::EventProgram& progr
   };
   outcome::EngineResult r = attempt();
   watchdog.reset();  // stops and joins: no interrupt after this point
+  watched.reset();   // likewise for the memory watch
   if (stopped != kNotStopped) {
     z3::solver clear(ctx);
     (void)clear.check();
