@@ -27,14 +27,15 @@ double Budget::remaining() const {
 }
 
 void Budget::fail(BudgetExceeded::Kind kind, const std::string& why) {
-  if (failed_.load(std::memory_order_acquire)) return;  // the first reason stands
+  int none = 0;
+  if (!failed_.compare_exchange_strong(none, 1, std::memory_order_acq_rel)) return;  // the first reason stands
   failKind_ = kind;
   failWhy_ = why;
-  failed_.store(true, std::memory_order_release);
+  failed_.store(2, std::memory_order_release);
 }
 
 void Budget::checkFailed() const {
-  if (failed_.load(std::memory_order_acquire)) throw BudgetExceeded(failKind_, failWhy_);
+  if (failed_.load(std::memory_order_acquire) == 2) throw BudgetExceeded(failKind_, failWhy_);
 }
 
 void Budget::poll(std::string_view phase) {

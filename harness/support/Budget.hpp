@@ -44,7 +44,8 @@ class Budget {
   /// is known in advance, so that it is refused, not made.
   void reserve(uint64_t bytes, std::string_view phase);
   /// Makes the next poll() or reserve() throw BudgetExceeded(kind, why): for a limit watched from another
-  /// thread (the smt engine's watchdog over Z3's memory). Safe to call from any thread.
+  /// thread (the smt engine's watch over Z3's memory). Safe to call from any thread, concurrently too; the
+  /// first call's reason stands.
   void fail(BudgetExceeded::Kind kind, const std::string& why);
   /// Seconds since the budget was created.
   [[nodiscard]] double elapsed() const;
@@ -74,7 +75,7 @@ class Budget {
   int64_t live_ = 0;
   int64_t peak_ = 0;
   unsigned polls_ = 0;
-  std::atomic<bool> failed_{false};  // fail() was called: failKind_ and failWhy_ are set
+  std::atomic<int> failed_{0};  // fail(): 1 while its reason is written, 2 once failKind_ and failWhy_ are set
   BudgetExceeded::Kind failKind_ = BudgetExceeded::Time;
   std::string failWhy_;
 };
