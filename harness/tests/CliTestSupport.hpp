@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include "LitmusTexts.hpp"
+
 namespace cli_test {
 
 namespace fs = std::filesystem;
@@ -55,12 +57,6 @@ struct Scratch {
 };
 
 // Message passing with relaxed accesses (Sometimes under ptx.cat, Never under SC).
-inline const char* kMP = R"(PTX MP
-{ x = 0; y = 0 }
- P0@cta 0,gpu 0      | P1@cta 1,gpu 0       ;
- st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, y ;
- st.relaxed.gpu y, 1 | ld.relaxed.gpu r1, x ;
-exists (1:r0 == 1 /\ 1:r1 == 0)
-)";
+inline const char* const kMP = test_litmus::kRelaxedMP;
 
 }  // namespace cli_test

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <string>
 
+#include "LitmusTexts.hpp"
 #include "cat/Model.hpp"
 #include "check/Check.hpp"
 #include "check/Dot.hpp"
@@ -16,13 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* kMp = R"(PTX MP
-{ x = 0; y = 0 }
- P0@cta 0,gpu 0      | P1@cta 1,gpu 0       ;
- st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, y ;
- st.relaxed.gpu y, 1 | ld.relaxed.gpu r1, x ;
-exists (1:r0 == 1 /\ 1:r1 == 0)
-)";
+const char* const kMp = test_litmus::kRelaxedMP;
 
 /// A fresh directory whose name holds a space and a quote, the file names the shell lines broke on.
 fs::path scratchDir(const std::string& name) {

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "LitmusTexts.hpp"
 #include "cat/HerdLib.hpp"
 #include "cat/Model.hpp"
 #include "check/Check.hpp"
@@ -27,13 +28,7 @@ const char* kSB = R"(PTX SB
  ld.relaxed.gpu r0, y | ld.relaxed.gpu r0, x ;
 exists (0:r0 == 0 /\ 1:r0 == 0)
 )";
-const char* kMP = R"(PTX MP
-{ x = 0; y = 0 }
- P0@cta 0,gpu 0      | P1@cta 1,gpu 0       ;
- st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, y ;
- st.relaxed.gpu y, 1 | ld.relaxed.gpu r1, x ;
-exists (1:r0 == 1 /\ 1:r1 == 0)
-)";
+const char* const kMP = test_litmus::kRelaxedMP;
 const char* kLB = R"(PTX LB
 { x = 0; y = 0 }
  P0@cta 0,gpu 0       | P1@cta 1,gpu 0       ;

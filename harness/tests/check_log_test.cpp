@@ -8,6 +8,7 @@
 #include <sstream>
 #include <thread>
 
+#include "LitmusTexts.hpp"
 #include "check/Suite.hpp"
 #include "check/Verdict.hpp"
 #include "litmus/Printer.hpp"
@@ -34,13 +35,7 @@ check::Verdict sbVerdict() {
 }
 
 // Message passing with relaxed accesses: Never under the SC model of suiteDir.
-const char* const kSuiteMP = R"(PTX MP
-{ x = 0; y = 0 }
- P0@cta 0,gpu 0      | P1@cta 1,gpu 0       ;
- st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, y ;
- st.relaxed.gpu y, 1 | ld.relaxed.gpu r1, x ;
-exists (1:r0 == 1 /\ 1:r1 == 0)
-)";
+const char* const kSuiteMP = test_litmus::kRelaxedMP;
 
 void writeFile(const std::filesystem::path& p, const std::string& s) { std::ofstream(p) << s; }
 
