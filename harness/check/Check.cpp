@@ -58,15 +58,12 @@ std::string compareResults(const Verdict& a, const Verdict& b) {
   return "";
 }
 
-Verdict undecidedVerdict(const litmus::Test& test, const std::string& modelName, Engine engine, Status status,
-                         const std::string& message) {
-  Verdict v;
+namespace {
+
+// The fields naming what was checked, for every verdict checkTest returns.
+void identify(Verdict& v, const litmus::Test& test, const std::string& modelName, Engine engine) {
   v.testName = test.name;
   v.file = test.file;
-  v.quant = test.condition.quant;
-  v.condition = litmus::printCondition(test.condition, litmus::PropStyle::Herd);
-  v.status = status;
-  v.message = message;
   v.model = modelName;
   v.engine = toString(engine);
   try {
@@ -74,7 +71,25 @@ Verdict undecidedVerdict(const litmus::Test& test, const std::string& modelName,
   } catch (const std::exception&) {
     v.hash = "";
   }
+}
+
+// An undecided verdict's own fields (identify adds the rest).
+Verdict undecided(const litmus::Test& test, Status status, const std::string& message) {
+  Verdict v;
+  v.quant = test.condition.quant;
+  v.condition = litmus::printCondition(test.condition, litmus::PropStyle::Herd);
+  v.status = status;
+  v.message = message;
   finalizeVerdict(v);
+  return v;
+}
+
+}  // namespace
+
+Verdict undecidedVerdict(const litmus::Test& test, const std::string& modelName, Engine engine, Status status,
+                         const std::string& message) {
+  Verdict v = undecided(test, status, message);
+  identify(v, test, modelName, engine);
   return v;
 }
 
@@ -83,7 +98,7 @@ Verdict checkTest(const litmus::Test& test, const cat::Model& model, const std::
   auto t0 = std::chrono::steady_clock::now();
   Verdict v;
   auto fail = [&](Status st, const std::string& msg, bool internal = false) {
-    Verdict e = undecidedVerdict(test, modelName, options.engine, st, msg);
+    Verdict e = undecided(test, st, msg);
     e.internalError = internal;
     return e;
   };
@@ -184,15 +199,7 @@ Verdict checkTest(const litmus::Test& test, const cat::Model& model, const std::
   } catch (const std::exception& e) {
     v = fail(Status::Error, fmt::format("{}: internal error: {}", test.file, e.what()), true);
   }
-  v.testName = test.name;
-  v.file = test.file;
-  v.model = modelName;
-  v.engine = toString(options.engine);
-  try {
-    v.hash = litmus::testHash(test);
-  } catch (const std::exception&) {
-    v.hash = "";
-  }
+  identify(v, test, modelName, options.engine);
   v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return v;
 }

@@ -315,10 +315,11 @@ TestOutcome checkOne(SuiteWork& w, size_t i, z3::context* ctx, std::shared_ptr<v
     return o;
   }
   for (const auto& warning : parsed.test->warnings) o.diag += warning.str() + "\n";
-  {
+  if (options.check.timeoutMs > 0) {
     // What the suite reports if the check does not return in time (abandonedOutcome).
+    Verdict stub = undecidedVerdict(*parsed.test, modelName, options.check.engine, Status::Timeout, "");
     std::lock_guard<std::mutex> lock(w.mu);
-    w.progress[i].undecided = undecidedVerdict(*parsed.test, modelName, options.check.engine, Status::Timeout, "");
+    w.progress[i].undecided = std::move(stub);
   }
   CheckOptions co = options.check;
   co.releaseLater = releaseLater;
