@@ -138,6 +138,17 @@ rss = f"{int(rss) / 1024:.0f} MiB" if rss.isdigit() else "?"
 print(f"| {name} | `{opts.split(' --model')[0]}` | {status} | {float(wall):.2f} s | {rss} | {msg[:110]} |")
 PY
   done
+  # ptxmm fences checks the test and then its mutants, each through check::Checker and its deadline.
+  for t in 3 5; do
+    t0=$(date +%s.%N)
+    timeout 120 /usr/bin/time -f "%M" -o "$TMP/b.rss" $PTXMM fences --model "$MODEL" --engine smt -j1 --timeout $t \
+      "$TMP/bounds/ring-K1-N14.litmus" >"$TMP/b.out" 2>/dev/null
+    t1=$(date +%s.%N)
+    line=$(grep -m1 '^Original' "$TMP/b.out" | sed -E 's/^Original +[^ ]+ +//; s/[|]/\//g')
+    rss=$(tail -1 "$TMP/b.rss")
+    printf '| fences: TMA ring K = 1, N = 14 | `fences --engine smt -j1 --timeout %s` | %s | %.2f s | %s MiB | original: %s |\n' \
+      "$t" "${line%%:*}" "$(echo "$t1 - $t0" | bc)" "$((rss / 1024))" "$(echo "${line#*: }" | sed "s|$TMP/bounds/||" | cut -c1-100)"
+  done
   # Hand-written analysis kept across runs.
   [ -f bench/perf-notes.md ] && { echo; cat bench/perf-notes.md; }
 } >"$OUT"

@@ -2,12 +2,12 @@
 #include "analysis/FenceNecessity.hpp"
 
 #include <fmt/format.h>
-#include <z3++.h>
 
 #include <algorithm>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -265,7 +265,7 @@ std::string verdictSummary(const check::Verdict& v) {
 }
 
 FenceReport fenceNecessity(const litmus::Test& test, const std::vector<NamedModel>& models, const FenceOptions& options,
-                           z3::context* ctx) {
+                           check::Checker* checker) {
   FenceReport rep;
   rep.testName = test.name;
   rep.file = test.file;
@@ -279,20 +279,22 @@ FenceReport fenceNecessity(const litmus::Test& test, const std::vector<NamedMode
   const size_t perModel = rep.sites.size() + 1;
   std::vector<check::Verdict> verdicts(models.size() * perModel);
   auto runJobs = [&](const std::vector<size_t>& jobs) {
-    auto runJob = [&](size_t j, z3::context* c) {
+    auto runJob = [&](size_t j, check::Checker& c) {
       const auto& nm = models[j / perModel];
       size_t k = j % perModel;
-      verdicts[j] = check::checkTest(k == 0 ? test : mutants[k - 1], nm.model, nm.name, options.check, c);
+      verdicts[j] = c.check(k == 0 ? test : mutants[k - 1], nm.model, nm.name, options.check);
     };
     if (options.jobs <= 1 || jobs.size() <= 1) {
-      for (size_t j : jobs) runJob(j, ctx);
+      std::optional<check::Checker> own;
+      if (checker == nullptr) checker = &own.emplace();
+      for (size_t j : jobs) runJob(j, *checker);
       return;
     }
-    std::vector<std::unique_ptr<z3::context>> contexts(static_cast<size_t>(workerCount(jobs.size(), options.jobs)));
+    std::vector<std::unique_ptr<check::Checker>> checkers(static_cast<size_t>(workerCount(jobs.size(), options.jobs)));
     parallelFor(jobs.size(), options.jobs, [&](size_t i, int w) {
-      auto& local = contexts[static_cast<size_t>(w)];
-      if (!local) local = std::make_unique<z3::context>();
-      runJob(jobs[i], local.get());
+      auto& local = checkers[static_cast<size_t>(w)];
+      if (!local) local = std::make_unique<check::Checker>();
+      runJob(jobs[i], *local);
     });
   };
   std::vector<size_t> phase;
@@ -320,6 +322,9 @@ FenceReport fenceNecessity(const litmus::Test& test, const std::vector<NamedMode
       sr.mutant = std::move(verdicts[mi * perModel + k + 1]);
       if (!origOk) {
         sr.necessity = Necessity::Error;
+        // Never checked: no verdict of its own (a default one would read "Never").
+        sr.mutant = check::undecidedVerdict(mutants[k], nm.name, options.check.engine, check::Status::Unknown,
+                                            "not checked: the original could not be decided");
         sr.note = "original: " + verdictSummary(ma.original);
       } else if (sr.mutant.status != check::Status::Ok) {
         sr.necessity = Necessity::Error;

@@ -23,12 +23,9 @@
 
 #include "cat/Model.hpp"
 #include "check/Check.hpp"
+#include "check/Checker.hpp"
 #include "check/Verdict.hpp"
 #include "litmus/Ast.hpp"
-
-namespace z3 {
-class context;
-}
 
 namespace ptxmm::analysis {
 
@@ -122,14 +119,14 @@ struct FenceReport {
 /// Options of fenceNecessity.
 struct FenceOptions {
   check::CheckOptions check;  ///< engine options for every check (default: smt)
-  int jobs = 1;               ///< checks run in parallel (>1: one z3 context per worker; the `ctx` argument is unused)
+  int jobs = 1;               ///< checks run in parallel (>1: one checker per worker; the `checker` argument is unused)
 };
 
 /// Runs the analysis of `test` under each model. Never throws for bad tests: check errors are
-/// reported per site (Necessity::Error) with the checker's message. `ctx`: the caller's z3 context
-/// (null: a temporary one per check).
+/// reported per site (Necessity::Error) with the checker's message. `checker`: the caller's, kept across
+/// tests (null: one for this test); a check past its deadline is reported as a timeout (check::Checker).
 [[nodiscard]] FenceReport fenceNecessity(const litmus::Test& test, const std::vector<NamedModel>& models,
-                                         const FenceOptions& options = {}, z3::context* ctx = nullptr);
+                                         const FenceOptions& options = {}, check::Checker* checker = nullptr);
 
 /// Short text of a verdict for tables: "Never", "Sometimes +data-race", "error: ...".
 [[nodiscard]] std::string verdictSummary(const check::Verdict& v);

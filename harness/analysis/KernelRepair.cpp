@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "analysis/Repair.hpp"
+#include "check/Checker.hpp"
 #include "litmus/Parser.hpp"
 
 namespace ptxmm::analysis {
@@ -350,6 +351,7 @@ class KernelRepairSearch {
 
   std::optional<KernelRepair> verify(const cat::Model& model, const std::string& modelName,
                                      const check::CheckOptions& co) {
+    check::Checker checker;  // one context for every candidate
     for (auto& c : cands_) {
       std::stable_sort(c.edits.begin(), c.edits.end(),
                        [](const TextEdit& x, const TextEdit& y) { return x.line < y.line; });
@@ -357,7 +359,7 @@ class KernelRepairSearch {
       for (const auto& l : applyTextEdits(base_, c.edits)) patched += l + "\n";
       auto parsed = litmus::tryParseTest(patched, t_.name + "-repair.litmus");
       if (!parsed.ok()) continue;
-      check::Verdict v = check::checkTest(*parsed.test, model, modelName, co);
+      check::Verdict v = checker.check(*parsed.test, model, modelName, co);
       // A line of the patched test → the extracted test's line (0 for an inserted line).
       std::vector<int> from{0};
       for (int line : editOrigins(c.edits)) from.push_back(line);

@@ -2,7 +2,6 @@
 #include "analysis/ModelMutation.hpp"
 
 #include <fmt/format.h>
-#include <z3++.h>
 
 #include <algorithm>
 #include <fstream>
@@ -12,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "check/Checker.hpp"
 #include "litmus/Parser.hpp"
 #include "support/Diagnostic.hpp"
 #include "support/Parallel.hpp"
@@ -279,12 +279,12 @@ std::vector<RuleCoverage> ruleCoverage(const cat::Model& model, const std::strin
   fallback.countExecutions = false;
 
   std::vector<RuleCoverage> out(rules.size());
-  std::vector<std::unique_ptr<z3::context>> contexts(
+  std::vector<std::unique_ptr<check::Checker>> checkers(
       static_cast<size_t>(workerCount(rules.size(), std::max(1, options.jobs))));
   parallelFor(rules.size(), std::max(1, options.jobs), [&](size_t k, int w) {
-    auto& ctxp = contexts[static_cast<size_t>(w)];
-    if (!ctxp) ctxp = std::make_unique<z3::context>();
-    z3::context& ctx = *ctxp;
+    auto& checkerp = checkers[static_cast<size_t>(w)];
+    if (!checkerp) checkerp = std::make_unique<check::Checker>();
+    check::Checker& checker = *checkerp;
     {
       RuleCoverage& rc = out[k];
       rc.rule = rules[k];
@@ -304,10 +304,10 @@ std::vector<RuleCoverage> ruleCoverage(const cat::Model& model, const std::strin
           }
         }
         if (!orig) {
-          auto v = check::checkTest(test, model, modelName, co, &ctx);
+          auto v = checker.check(test, model, modelName, co);
           if (v.status != check::Status::Ok && co.engine == check::Engine::Enum && options.smtFallback) {
             opts = fallback;
-            v = check::checkTest(test, model, modelName, opts, &ctx);
+            v = checker.check(test, model, modelName, opts);
           }
           orig = std::make_shared<const check::Verdict>(std::move(v));
           std::lock_guard lock(origMutex);
@@ -319,7 +319,7 @@ std::vector<RuleCoverage> ruleCoverage(const cat::Model& model, const std::strin
           rc.errors.push_back(fmt::format("{}: original: {}", path.string(), orig->message));
           continue;
         }
-        check::Verdict mv = check::checkTest(test, mutant, modelName, opts, &ctx);
+        check::Verdict mv = checker.check(test, mutant, modelName, opts);
         if (mv.status != check::Status::Ok) {  // an error or a timeout is no verdict change
           rc.errors.push_back(fmt::format("{}: mutant: {}", path.string(), mv.message));
           continue;

@@ -2,7 +2,6 @@
 #include "analysis/Repair.hpp"
 
 #include <fmt/format.h>
-#include <z3++.h>
 
 #include <algorithm>
 #include <chrono>
@@ -12,6 +11,7 @@
 #include <memory>
 #include <set>
 
+#include "check/Checker.hpp"
 #include "litmus/Parser.hpp"
 #include "litmus/Printer.hpp"
 #include "support/Parallel.hpp"
@@ -722,8 +722,8 @@ RepairReport repairTest(const litmus::Test& test, const std::vector<NamedModel>&
     }
   }
 
-  z3::context mainCtx;
-  rep.original = check::checkTest(base, model.model, model.name, options.check, &mainCtx);
+  check::Checker mainChecker;
+  rep.original = mainChecker.check(base, model.model, model.name, options.check);
   if (rep.original.status != check::Status::Ok) {
     rep.error = verdictSummary(rep.original);
     return rep;
@@ -772,7 +772,7 @@ RepairReport repairTest(const litmus::Test& test, const std::vector<NamedModel>&
     return ca != cb ? ca < cb : a.size() < b.size();
   });
 
-  auto check = [&](const std::string& patched, const NamedModel& nm, z3::context* ctx) {
+  auto check = [&](const std::string& patched, const NamedModel& nm, check::Checker& checker) {
     auto parsed = litmus::tryParseTest(patched, test.file);
     if (!parsed.ok()) {
       check::Verdict v;
@@ -780,10 +780,10 @@ RepairReport repairTest(const litmus::Test& test, const std::vector<NamedModel>&
       v.message = parsed.diagnostics.empty() ? "does not parse" : parsed.diagnostics.front().str();
       return v;
     }
-    return check::checkTest(*parsed.test, nm.model, nm.name, options.check, ctx);
+    return checker.check(*parsed.test, nm.model, nm.name, options.check);
   };
 
-  std::vector<std::unique_ptr<z3::context>> contexts(static_cast<size_t>(maxWorkers()) + 1);
+  std::vector<std::unique_ptr<check::Checker>> checkers(static_cast<size_t>(maxWorkers()) + 1);
   // Clean repairs of the first level that has any; failing those, outcome-only repairs of the first level
   // that has any (the search goes on looking for clean ones up to the limits).
   std::vector<std::vector<size_t>> found, outcomeOnly;
@@ -804,11 +804,11 @@ RepairReport repairTest(const litmus::Test& test, const std::vector<NamedModel>&
     }
     std::vector<RepairGrade> grades(todo.size(), RepairGrade::None);
     parallelFor(todo.size(), options.jobs, [&](size_t i, int w) {
-      auto& ctx = contexts[static_cast<size_t>(w)];
-      if (!ctx) ctx = std::make_unique<z3::context>();
+      auto& checker = checkers[static_cast<size_t>(w)];
+      if (!checker) checker = std::make_unique<check::Checker>();
       std::vector<const RepairEdit*> edits;
       for (size_t c : sets[todo[i]]) edits.push_back(&cands[c].forms.front());
-      grades[i] = grade(check(applyEdits(lines, edits).text, model, ctx.get()), rep.original);
+      grades[i] = grade(check(applyEdits(lines, edits).text, model, *checker), rep.original);
     });
     rep.checks += todo.size();
     bool firstOutcomeLevel = outcomeOnly.empty();
@@ -841,7 +841,7 @@ RepairReport repairTest(const litmus::Test& test, const std::vector<NamedModel>&
         auto trial = chosen;
         trial[k] = &forms[f];
         ++rep.checks;
-        if (grade(check(applyEdits(lines, trial).text, model, &mainCtx), rep.original) == wanted) {
+        if (grade(check(applyEdits(lines, trial).text, model, mainChecker), rep.original) == wanted) {
           chosen = trial;
           break;
         }
@@ -858,7 +858,7 @@ RepairReport repairTest(const litmus::Test& test, const std::vector<NamedModel>&
     bool absolute = !name.empty() && name.front() == '/';
     r.diff = unifiedDiff(lines, a.edits, absolute ? name : "a/" + name, absolute ? name : "b/" + name);
     for (const auto& nm : models) {
-      check::Verdict v = check(r.text, nm, &mainCtx);
+      check::Verdict v = check(r.text, nm, mainChecker);
       if (&nm == &models.front() && wanted == RepairGrade::Outcome) r.remaining = describeProblem(v);
       r.models.push_back({nm.name, grade(v, rep.original) == wanted, verdictSummary(v)});
     }

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "cat/Model.hpp"
+#include "check/Checker.hpp"
 #include "check/CiReport.hpp"
 #include "check/Dot.hpp"
 #include "litmus/Parser.hpp"
@@ -392,10 +393,7 @@ TestOutcome abandonedOutcome(SuiteWork& w, size_t i, std::chrono::milliseconds g
     v.engine = toString(w.options.check.engine);
     v.status = Status::Timeout;
   }
-  v.message = fmt::format(
-      "{}: the test's time budget of {} ms is spent, and its check did not stop within {} ms after that: "
-      "abandoned (its result is dropped)",
-      file.string(), w.options.check.timeoutMs, grace.count());
+  v.message = abandonedMessage(file.string(), w.options.check.timeoutMs, grace);
   v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - *w.progress[i].started).count();
   TestOutcome o;
   o.record.file = file.string();
@@ -488,7 +486,7 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
   // waiting for it (abandonedOutcome): the engines look at the deadline often, but Z3 taking in one large
   // assertion does not look at its interrupt (up to seconds on the largest encodings).
   std::optional<std::chrono::steady_clock::duration> hardLimit;
-  const auto grace = std::chrono::milliseconds(50 + options.check.timeoutMs / 20);
+  const auto grace = deadlineGrace(options.check.timeoutMs);
   if (options.check.timeoutMs > 0) hardLimit = std::chrono::milliseconds(options.check.timeoutMs) + grace;
 
   SuiteSummary sum;

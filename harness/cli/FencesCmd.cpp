@@ -1,7 +1,6 @@
 // ptxmm fences: fence-necessity analysis of litmus tests (which fences, proxy fences, barriers and
 // waits are necessary under each model), and with --axiom-coverage the model mutation check (which
 // tests change verdict when a named check or proxy-fence rule is removed from the model).
-#include <z3++.h>
 
 #include <fstream>
 #include <iostream>
@@ -11,6 +10,7 @@
 #include "analysis/ModelMutation.hpp"
 #include "analysis/Repair.hpp"
 #include "cat/Model.hpp"
+#include "check/Checker.hpp"
 #include "check/Suite.hpp"
 #include "cli/Commands.hpp"
 #include "cli/Options.hpp"
@@ -88,14 +88,14 @@ int runFences(const FencesArgs& a, std::ostream& out) {
   fo.check = checkOptions(a);
   fo.jobs = a.jobs;
   int rc = kOk;
-  z3::context ctx;
+  check::Checker checker;  // one context for every test
   for (const auto& path : check::collectTests(a.paths)) {
     auto parsed = parseOrReport(path);
     if (!parsed.ok()) {
       rc = kUserError;
       continue;
     }
-    analysis::FenceReport rep = analysis::fenceNecessity(*parsed.test, models, fo, &ctx);
+    analysis::FenceReport rep = analysis::fenceNecessity(*parsed.test, models, fo, &checker);
     for (const auto& m : rep.models) {
       if (m.original.internalError) rc = kInternal;
       for (const auto& s : m.sites)

@@ -5,7 +5,6 @@
 // line (docs/kernels.md).
 #include <fmt/format.h>
 #include <unistd.h>
-#include <z3++.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -18,6 +17,7 @@
 #include "analysis/KernelRepair.hpp"
 #include "cat/Model.hpp"
 #include "check/Check.hpp"
+#include "check/Checker.hpp"
 #include "check/Dot.hpp"
 #include "check/Verdict.hpp"
 #include "cli/Commands.hpp"
@@ -179,8 +179,8 @@ KernelReport checkKernel(const extract::KernelExtract& ke, const KernelArgs& a, 
   co.memoryBytes = a.budget.memoryLimit(1);
   a.budget.limitSolverMemory(1);
   co.maxEvents = a.maxEvents;
-  z3::context ctx;
-  check::Verdict v = check::checkTest(*parsed.test, model, modelName, co, &ctx);
+  check::Checker checker;
+  check::Verdict v = checker.check(*parsed.test, model, modelName, co);
   if (v.status != check::Status::Ok)
     return error(v.status == check::Status::Error ? "error" : "undecided",
                  fmt::format("{}: kernel {}: the extracted test {} could not be decided: {}", a.file, ke.name,

@@ -9,8 +9,11 @@
 #include <thread>
 
 #include "LitmusTexts.hpp"
+#include "cat/Model.hpp"
+#include "check/Checker.hpp"
 #include "check/Suite.hpp"
 #include "check/Verdict.hpp"
+#include "litmus/Parser.hpp"
 #include "litmus/Printer.hpp"
 
 using namespace ptxmm;
@@ -248,6 +251,42 @@ TEST_CASE("suite runner: a check that does not stop at its deadline is reported 
   s.workers.reset();  // waits for the abandoned check, whose result is dropped
   CHECK(calls == 2);
   fs::remove_all(dir);
+}
+
+TEST_CASE("checker: a check that does not stop at its deadline is reported as a timeout without it",
+          "[check][checker]") {
+  // ptxmm fences, check-kernel and the repair searches check through check::Checker, with the suite's
+  // deadline: the caller waits until the budget and the grace are spent, no longer.
+  const litmus::Test test = litmus::parseTest(kSuiteMP, "MP.litmus");
+  const cat::Model model = cat::parseModel("\"M\"\nacyclic po | rf | co | fr as sc\n", "sc.cat");
+  check::CheckOptions opts;
+  opts.timeoutMs = 300;
+  // Stands for a phase that does not look at its deadline: the first smt result comes back long after the
+  // budget is spent. The hook is copied into the abandoned check's thread, which outlives this scope.
+  auto calls = std::make_shared<std::atomic<int>>(0);
+  opts.smtResultHook = [calls](check::EngineResult&) {
+    if ((*calls)++ == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  };
+  const size_t leftBefore = check::checksLeftRunning();
+  check::Checker checker;
+  const auto t0 = std::chrono::steady_clock::now();
+  check::Verdict v = checker.check(test, model, "sc", opts);
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  INFO(v.message);
+  CHECK(v.status == check::Status::Timeout);
+  CHECK(v.testName == "MP");
+  CHECK(v.message.find("did not stop within 65 ms after that: abandoned") != std::string::npos);
+  CHECK(waited < std::chrono::milliseconds(1400));  // it did not wait for the hook
+  CHECK(check::checksLeftRunning() == leftBefore + 1);
+  // The next check runs at once, on a new context, and is decided.
+  check::Verdict next = checker.check(test, model, "sc", opts);
+  CHECK(next.status == check::Status::Ok);
+  CHECK(next.observation == check::Observation::Never);
+  CHECK(*calls == 2);
+  // The abandoned check ends on its own; its result is dropped.
+  for (int i = 0; i < 400 && check::checksLeftRunning() > leftBefore; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  CHECK(check::checksLeftRunning() == leftBefore);
 }
 
 TEST_CASE("expectation lines", "[check][suite]") {

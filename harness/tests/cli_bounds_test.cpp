@@ -170,6 +170,19 @@ TEST_CASE("bounds: --memory bounds Z3's memory too, before it takes in an encodi
   requireStatus(s, "--engine smt -j1 --memory 80M", t, "memory", "of Z3's memory");
 }
 
+TEST_CASE("bounds: fences stops its checks at --timeout and says which were not checked", "[cli][bounds]") {
+  Scratch s("bounds-fences");
+  // The original check runs out of its budget (the ring needs seconds): its mutants are never checked, and
+  // the report must not give them a verdict of their own.
+  const fs::path t = fs::path(PTXMM_SOURCE_DIR) / "harness/tests/data/bounds/ring-K1-N10.litmus";
+  Run r = s.ptxmm("fences --model ptx --engine smt -j1 --timeout 300ms " + t.string());
+  INFO(r.out << r.err);
+  CHECK(r.out.find("Original ptx") != std::string::npos);
+  CHECK(r.out.find("timeout: ") != std::string::npos);
+  CHECK(r.out.find("mutant unknown: not checked: the original could not be decided") != std::string::npos);
+  CHECK(r.out.find("mutant Never") == std::string::npos);
+}
+
 TEST_CASE("bounds: a suite continues past tests over their budget", "[cli][bounds]") {
   Scratch s("bounds-suite");
   s.write("a/nested.litmus", kNestedLoops);
