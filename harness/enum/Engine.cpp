@@ -110,9 +110,10 @@ class Enumerator {
           "abandoned for the other order, {} core checks, {} candidates, {} states, {} partial candidates "
           "of a recorded state left out ({} flag bounds computed at a node), {} path choices refuted by one or two "
           "locations' decisions (in {} search nodes), {} model runs explaining a failure, {} backjumps, {} model runs "
-          "replayed\n",
+          "replayed, {} failures recognised without the model\n",
           skeletons_, nodes_, maxSkeletonEvents_, maxSkeletonNodes_, abandoned_, coreEvals_, candidates_,
-          res.states.size(), leftOut_, flagBounds_, projRefuted_, projNodes_, explainEvals_, jumps_, replayed_);
+          res.states.size(), leftOut_, flagBounds_, projRefuted_, projNodes_, explainEvals_, jumps_, replayed_,
+          noGoodHits_);
     return res;
   }
 
@@ -267,6 +268,9 @@ class Enumerator {
     nLocs_ = sk.writesByLoc.size();
     allLocs_ = BitSet::full(nLocs_);
     lastWhy_.assign(nLocs_, BitSet());
+    noGoods_.clear();
+    noGoodsByEvent_.assign(n_, {});
+    noGoodPairs_ = 0;
     pairHits_.assign(nLocs_ * nLocs_, 0);
     for (auto& log : replay_) log.clear();
     decisionLocs_.clear();
@@ -732,6 +736,7 @@ class Enumerator {
             // some write not placed yet cannot follow w: a reason of this location alone
             why.set(loc);
           } else if (rmwRead_[w] < 0) {
+            decided_ = {wi, -1};
             child();
             goOn = next();
           } else {
@@ -758,6 +763,7 @@ class Enumerator {
               }
               src_[k] = src;
               rf_.set(static_cast<size_t>(src), r);
+              decided_ = {wi, static_cast<int>(r)};
               child();
               rf_.reset(static_cast<size_t>(src), r);
               return next();
@@ -794,6 +800,7 @@ class Enumerator {
                 added.push_back(v);
               }
             }
+          decided_ = {static_cast<int>(r), -1};
           child();
           for (size_t v : added) co_.reset(v, static_cast<size_t>(w));
           rf_.reset(static_cast<size_t>(w), r);
@@ -806,6 +813,7 @@ class Enumerator {
         break;
       }
       case Step::Sc: {
+        if (scItems_.empty()) return leaf();
         // Every strict total order of the sc events, generated lazily (k! of them: the budget is polled
         // between two).
         std::vector<int> perm = scItems_;
@@ -820,6 +828,27 @@ class Enumerator {
         return allLocs_;
       }
     }
+    return why;
+  }
+
+  // The one complete candidate of the decisions taken (no sc order to choose), evaluated exactly. A candidate
+  // the model rejects is explained as a failed node is (explainClosed) and recorded (recordNoGood), so that
+  // the next candidate with the same pairs on those locations is rejected before it is evaluated, and the
+  // search backjumps over it as over a failed node.
+  BitSet leaf() {
+    leafAllowed_ = false;
+    evaluateLeaf(BitMatrix(n_));
+    budget();
+    if (leafAllowed_ || !prune_ || !opts_.backjump || decisionLocs_.size() < 2) return allLocs_;
+    // decisionLocs_ ends with this step's (the sc step has none): the last decision is the one before.
+    const size_t scLoc = decisionLocs_.back();
+    decisionLocs_.pop_back();
+    BitSet why = allLocs_;
+    if (!modelOpen(rf_, co_)) {
+      why = explainClosed(decisionLocs_.back());
+      if (why.count() < nLocs_) recordNoGood(why);
+    }
+    decisionLocs_.push_back(scLoc);
     return why;
   }
 
@@ -867,17 +896,21 @@ class Enumerator {
         return false;
       }
     }
-    if (projecting_) {
-      const bool open = modelOpen(rf_, co_);
-      if (!open) why = explain ? explainClosed(loc) : allLocs_;
-      return open;
-    }
+    if (projecting_) return modelOpenOrWhy(loc, explain, why);
     if (recordedState(known)) {
       ++leftOut_;
       why = allLocs_;
       return false;
     }
-    if (!prune_ || (step + 2 == steps_.size() && scItems_.empty())) return true;
+    if (!prune_) return true;
+    if (step + 2 == steps_.size() && scItems_.empty()) {
+      // The complete candidate is evaluated exactly (evaluateLeaf), unless a recorded failure rejects it.
+      if (const NoGood* g = matchNoGood()) {
+        why = g->why;
+        return false;
+      }
+      return true;
+    }
     // A search restarted in an order it was abandoned in retraces the same nodes first (nothing it depends
     // on changed: states are recorded only by a search that runs to its end): their model results and
     // explanations are taken from its log.
@@ -887,10 +920,78 @@ class Enumerator {
       if (!log[k].first) why = log[k].second;
       return log[k].first;
     }
-    const bool open = modelOpen(rf_, co_);
-    if (!open) why = explain ? explainClosed(loc) : allLocs_;
+    const bool open = modelOpenOrWhy(loc, explain, why);
     log.emplace_back(open, open ? BitSet() : why);
     return open;
+  }
+
+  // A failure found by the model (explainClosed) and the rf and co pairs of its locations it was found with:
+  // every partial execution of the path choice that has those pairs fails the same check for good (the
+  // check fails for good on them alone, with coBase_, which every search of the path choice starts from).
+  struct NoGood {
+    BitSet why;
+    std::vector<std::pair<uint32_t, uint32_t>> rf, co;
+  };
+
+  // The model's verdict on the node (modelOpen), or a recorded failure (matchNoGood) that its decisions
+  // contain; `why` as in viable. A failure the model explains by fewer than all locations is recorded.
+  bool modelOpenOrWhy(size_t loc, bool explain, BitSet& why) {
+    if (const NoGood* g = matchNoGood()) {
+      why = g->why;
+      return false;
+    }
+    const bool open = modelOpen(rf_, co_);
+    if (!open) {
+      why = explain ? explainClosed(loc) : allLocs_;
+      if (explain && why.count() < nLocs_) recordNoGood(why);
+    }
+    return open;
+  }
+
+  // A recorded failure that the node's decisions contain. Only failures with a pair the last decision added
+  // can be new here (the parent matched none: it was open, or checked); they are found through that
+  // decision's events (decided_): a read's rf pairs, a write's co pairs with the writes after it.
+  const NoGood* matchNoGood() {
+    if (!opts_.backjump || !opts_.noGoods) return nullptr;
+    for (int e : decided_) {
+      if (e < 0) continue;
+      const auto& ids = noGoodsByEvent_[static_cast<size_t>(e)];
+      // The latest first: siblings fail alike.
+      const auto stop =
+          ids.size() > kNoGoodScan ? ids.rend() - static_cast<std::ptrdiff_t>(ids.size() - kNoGoodScan) : ids.rend();
+      for (auto it = ids.rbegin(); it != stop; ++it) {
+        const NoGood& g = noGoods_[*it];
+        bool all = true;
+        for (size_t k = 0; all && k < g.rf.size(); ++k) all = rf_.test(g.rf[k].first, g.rf[k].second);
+        for (size_t k = 0; all && k < g.co.size(); ++k) all = co_.test(g.co[k].first, g.co[k].second);
+        if (all) {
+          ++noGoodHits_;
+          return &g;
+        }
+      }
+    }
+    return nullptr;
+  }
+
+  void recordNoGood(const BitSet& why) {
+    if (!opts_.noGoods || noGoodPairs_ > kNoGoodPairs) return;
+    NoGood g;
+    g.why = why;
+    rf_.forEach([&](size_t a, size_t b) {
+      if (why.test(static_cast<size_t>(sk_->event(b).loc))) g.rf.emplace_back(a, b);
+    });
+    co_.forEach([&](size_t a, size_t b) {
+      if (why.test(static_cast<size_t>(sk_->event(a).loc)) && !coBase_.test(a, b)) g.co.emplace_back(a, b);
+    });
+    noGoodPairs_ += g.rf.size() + g.co.size() + 1;
+    const auto id = static_cast<uint32_t>(noGoods_.size());
+    std::vector<uint32_t> events;
+    for (auto [a, b] : g.rf) events.push_back(b);
+    for (auto [a, b] : g.co) events.push_back(a);
+    std::sort(events.begin(), events.end());
+    events.erase(std::unique(events.begin(), events.end()), events.end());
+    for (uint32_t e : events) noGoodsByEvent_[e].push_back(id);
+    noGoods_.push_back(std::move(g));
   }
 
   // The locations whose decisions alone already fail one of the model's checks for good, the node's
@@ -1257,6 +1358,7 @@ class Enumerator {
       if (ev_.eval(e, readVals_) != 0) undefined = true;
     for (const auto& o : r.outcomes) {
       if (!cat::isAllowed(o)) continue;
+      leafAllowed_ = true;
       std::vector<int64_t> vals = stateValues(co);
       bool fresh = false;
       outcome::StateResult& st = concrete::stateEntry(states_, spec_.key(vals), vals, spec_, fresh);
@@ -1289,8 +1391,9 @@ class Enumerator {
   Clock::time_point t0_;
   bool useSc_ = false;
   std::vector<int64_t> guessDomain_;
-  uint64_t candidates_ = 0;  // complete executions evaluated
-  uint64_t nodes_ = 0;       // partial executions checked
+  uint64_t candidates_ = 0;   // complete executions evaluated
+  uint64_t nodes_ = 0;        // partial executions checked
+  bool leafAllowed_ = false;  // the complete candidate evaluated last had an allowed outcome
   // Counts for PTXMM_ENUM_STATS (docs/performance.md).
   uint64_t skeletons_ = 0, maxSkeletonNodes_ = 0, coreEvals_ = 0, abandoned_ = 0, leftOut_ = 0, flagBounds_ = 0;
   size_t maxSkeletonEvents_ = 0;
@@ -1321,9 +1424,17 @@ class Enumerator {
   const events::Skeleton* sk_ = nullptr;
   size_t n_ = 0;
   size_t nLocs_ = 0;
-  BitSet allLocs_;                    // every location: the reasons of a subtree not known to fail
-  std::vector<size_t> decisionLocs_;  // the locations of the decisions on the current search path
-  std::vector<BitSet> lastWhy_;       // per location: the last explainClosed result for it
+  BitSet allLocs_;                                     // every location: the reasons of a subtree not known to fail
+  std::vector<size_t> decisionLocs_;                   // the locations of the decisions on the current search path
+  std::vector<NoGood> noGoods_;                        // of the path choice
+  std::vector<std::vector<uint32_t>> noGoodsByEvent_;  // per event: the no-goods with an rf pair into it or a
+                                                       // co pair from it
+  std::array<int, 2> decided_{-1, -1};                 // the events of the last decision (matchNoGood)
+  size_t noGoodPairs_ = 0;                             // pairs held by noGoods_ (bounded: kNoGoodPairs)
+  static constexpr size_t kNoGoodPairs = size_t{1} << 22;
+  static constexpr size_t kNoGoodScan = 256;  // no-goods of an event matchNoGood tries
+  uint64_t noGoodHits_ = 0;
+  std::vector<BitSet> lastWhy_;  // per location: the last explainClosed result for it
   std::optional<cat::BitAlgebra> alg_;
   cat::RunCache<cat::BitAlgebra> cache_;                 // the model's static definitions, for this skeleton
   std::vector<std::vector<std::vector<int>>> dynReads_;  // per dynamic set and member: its condition's reads

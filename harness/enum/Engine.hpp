@@ -42,6 +42,11 @@ struct EnumOptions {
   /// decisions of each deciding location alone, then of pairs of locations, for a refutation of the whole
   /// path choice (docs/design.md "The enum engine's search"). Off: only the decision orders (for tests).
   bool refuteByLocations = true;
+  /// Record each failure the model explains by fewer than all locations with the rf and co pairs of those
+  /// locations (a no-good), and fail a later node of the path choice that has those pairs, complete
+  /// candidates included, without running the model (docs/design.md "The enum engine's search"). Off: the
+  /// model decides every node (for tests).
+  bool noGoods = true;
   double timeoutSeconds = 0;                  ///< 0 = none; exceeded → Status::Timeout
   const std::atomic<bool>* cancel = nullptr;  ///< set by the caller to stop early (→ Unknown)
 };

@@ -572,6 +572,36 @@ TEST_CASE("enum: backjumping skips only the alternatives a failure does not need
   }
 }
 
+TEST_CASE("enum: a failure recorded with its pairs rejects later nodes that have them, with the same results",
+          "[check][enum]") {
+  // A failure the model explains by a few locations is recorded with those locations' rf and co pairs (a
+  // no-good); a later node of the path choice, or complete candidate, that has all of them fails without the
+  // model (docs/design.md "The enum engine's search"). States, flags and execution counts must be smt's and
+  // those of the search without no-goods, counting executions or not.
+  // (clc-cutlass-pipeline-cluster-scope-no-fence: a no-good matched on its rf pairs alone, not its co pairs,
+  // loses executions there.)
+  for (const char* name :
+       {"ringmc-K2-N3.litmus", "ring-K2-N5-wrong-parity4.litmus", "ring-K2-N5-no-release1.litmus", "ring-K1-N4.litmus",
+        "guard-cone.litmus", "litmus/clc/clc-cutlass-pipeline-cluster-scope-no-fence.litmus"}) {
+    for (bool count : {false, true}) {
+      INFO(name << (count ? " --count" : ""));
+      enumeration::EnumOptions eo;
+      eo.countExecutions = count;
+      (void)sameWithout(name, eo, &enumeration::EnumOptions::noGoods);
+    }
+  }
+  // They are used: complete candidates that the recorded failures reject are not evaluated.
+  auto pc = loadPtxCase("ring-K2-N5-wrong-parity4.litmus");
+  REQUIRE(pc);
+  enumeration::EnumOptions off;
+  off.noGoods = false;
+  const check::EngineResult with = enumeration::runEnum(pc->prog, pc->model, pc->spec, {});
+  const check::EngineResult without = enumeration::runEnum(pc->prog, pc->model, pc->spec, off);
+  REQUIRE(with.status == check::Status::Ok);
+  REQUIRE(without.status == check::Status::Ok);
+  CHECK(with.candidates < without.candidates);
+}
+
 TEST_CASE("smt: under a deadline the encoding reaches Z3 in parts, with the same results", "[check][smt]") {
   // A deadline makes the engine have Z3 take in the encoding up to each of the model's checks, with a check
   // that is unsat at once in between (smt/Engine.cpp flushPending); every result must be as without one: the
