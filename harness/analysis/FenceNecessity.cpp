@@ -278,6 +278,8 @@ FenceReport fenceNecessity(const litmus::Test& test, const std::vector<NamedMode
   // checks of one phase are independent and run as one job list.
   const size_t perModel = rep.sites.size() + 1;
   std::vector<check::Verdict> verdicts(models.size() * perModel);
+  std::optional<check::Checker> own;  // for the sequential checks when the caller has no checker
+  check::Checker& sequential = checker != nullptr ? *checker : own.emplace();
   auto runJobs = [&](const std::vector<size_t>& jobs) {
     auto runJob = [&](size_t j, check::Checker& c) {
       const auto& nm = models[j / perModel];
@@ -285,9 +287,7 @@ FenceReport fenceNecessity(const litmus::Test& test, const std::vector<NamedMode
       verdicts[j] = c.check(k == 0 ? test : mutants[k - 1], nm.model, nm.name, options.check);
     };
     if (options.jobs <= 1 || jobs.size() <= 1) {
-      std::optional<check::Checker> own;
-      if (checker == nullptr) checker = &own.emplace();
-      for (size_t j : jobs) runJob(j, *checker);
+      for (size_t j : jobs) runJob(j, sequential);
       return;
     }
     std::vector<std::unique_ptr<check::Checker>> checkers(static_cast<size_t>(workerCount(jobs.size(), options.jobs)));
