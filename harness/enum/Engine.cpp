@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "cat/BitAlgebra.hpp"
 #include "cat/Interpreter.hpp"
@@ -110,10 +111,10 @@ class Enumerator {
           "abandoned for the other order, {} core checks, {} candidates, {} states, {} partial candidates "
           "of a recorded state left out ({} flag bounds computed at a node), {} path choices refuted by one or two "
           "locations' decisions (in {} search nodes), {} model runs explaining a failure, {} backjumps, {} model runs "
-          "replayed, {} failures recognised without the model\n",
+          "replayed, {} failures recognised without the model, {} cores taken as open from an earlier path choice\n",
           skeletons_, nodes_, maxSkeletonEvents_, maxSkeletonNodes_, abandoned_, coreEvals_, candidates_,
           res.states.size(), leftOut_, flagBounds_, projRefuted_, projNodes_, explainEvals_, jumps_, replayed_,
-          noGoodHits_);
+          noGoodHits_, coresShared_);
     return res;
   }
 
@@ -1211,17 +1212,35 @@ class Enumerator {
   // one of the model's checks for good: then so does every partial execution that contains them. The
   // answer is computed once per skeleton and pattern (`key`), so that a decision whose core fails is
   // dropped without evaluating the model on the whole partial execution.
+  //
+  // A core found open in an earlier path choice of the test (the same events by their ids) is taken as open
+  // without the model: a failing core is only a shortcut (the node that contains it fails on the whole
+  // partial execution anyway), so taking a core as open never changes a result, at worst a path choice
+  // whose static relations make it fail searches a little longer. Failing cores are computed in every
+  // path choice.
   bool coreDead(uint64_t key, std::initializer_list<std::pair<size_t, size_t>> rfPairs,
                 std::initializer_list<std::pair<size_t, size_t>> coPairs) {
     if (!prune_) return false;
     auto [it, fresh] = cores_.try_emplace(key, false);
     if (!fresh) return it->second;
+    const uint64_t global = globalCoreKey(key);
+    if (opts_.shareOpenCores && openCores_.count(global) != 0) {
+      ++coresShared_;
+      return false;
+    }
     ++coreEvals_;
     BitMatrix rf(n_), co = initCo_;
     for (auto [a, b] : rfPairs) rf.set(a, b);
     for (auto [a, b] : coPairs) co.set(a, b);
     it->second = !modelOpen(rf, co);
+    if (!it->second) openCores_.insert(global);
     return it->second;
+  }
+  // A core's key with the events' ids in place of their indices in the path choice.
+  uint64_t globalCoreKey(uint64_t key) const {
+    auto id = [&](uint64_t i) { return static_cast<uint64_t>(sk_->event(static_cast<size_t>(i)).id); };
+    constexpr uint64_t kMask = (uint64_t{1} << 20) - 1;
+    return coreKey(key >> 60, id((key >> 40) & kMask), id((key >> 20) & kMask), id(key & kMask));
   }
   static uint64_t coreKey(uint64_t kind, size_t a, size_t b, size_t c) {
     return (kind << 60) | (uint64_t{a} << 40) | (uint64_t{b} << 20) | uint64_t{c};
@@ -1481,7 +1500,9 @@ class Enumerator {
   BitMatrix rf_, co_;  // the decisions taken so far
   BitMatrix initCo_;   // the co pairs of the init writes
   BitMatrix coBase_;   // the co pairs every search of the path choice starts with (initCo_, maybe more)
-  std::unordered_map<uint64_t, bool> cores_;     // per skeleton: whether a core (coreDead) fails for good
+  std::unordered_map<uint64_t, bool> cores_;  // per skeleton: whether a core (coreDead) fails for good
+  std::unordered_set<uint64_t> openCores_;    // per test: cores (by event ids) found open in a path choice
+  uint64_t coresShared_ = 0;
   std::vector<char> known_;                      // reads resolved without guessing
   bool solved_ = false;                          // solutions_ computed for this candidate
   std::vector<std::vector<int64_t>> solutions_;  // read values (by EventId) of the consistent solutions

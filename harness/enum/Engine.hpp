@@ -47,6 +47,10 @@ struct EnumOptions {
   /// candidates included, without running the model (docs/design.md "The enum engine's search"). Off: the
   /// model decides every node (for tests).
   bool noGoods = true;
+  /// Take a core (a few rf and co pairs checked alone) that an earlier path choice of the test found open,
+  /// for the same events, as open without the model (docs/design.md "The enum engine's search"). Off: every
+  /// path choice checks its cores (for tests).
+  bool shareOpenCores = true;
   double timeoutSeconds = 0;                  ///< 0 = none; exceeded → Status::Timeout
   const std::atomic<bool>* cancel = nullptr;  ///< set by the caller to stop early (→ Unknown)
 };

@@ -602,6 +602,22 @@ TEST_CASE("enum: a failure recorded with its pairs rejects later nodes that have
   CHECK(with.candidates < without.candidates);
 }
 
+TEST_CASE("enum: cores found open in an earlier path choice are taken as open, with the same results",
+          "[check][enum]") {
+  // A core (a few rf and co pairs checked alone) that an earlier path choice found open is not checked again
+  // for the same events (docs/design.md "The enum engine's search"): taking a core as open only costs search,
+  // so states, flags and execution counts must be smt's and those of the search that checks every core.
+  for (const char* name : {"ringmc-K2-N3.litmus", "ring-K2-N5-wrong-parity4.litmus", "ring-K2-N5-no-release1.litmus",
+                           "ring-K1-N4.litmus", "litmus/clc/clc-cutlass-pipeline-cluster-scope-no-fence.litmus"}) {
+    for (bool count : {false, true}) {
+      INFO(name << (count ? " --count" : ""));
+      enumeration::EnumOptions eo;
+      eo.countExecutions = count;
+      (void)sameWithout(name, eo, &enumeration::EnumOptions::shareOpenCores);
+    }
+  }
+}
+
 TEST_CASE("smt: under a deadline the encoding reaches Z3 in parts, with the same results", "[check][smt]") {
   // A deadline makes the engine have Z3 take in the encoding up to each of the model's checks, with a check
   // that is unsat at once in between (smt/Engine.cpp flushPending); every result must be as without one: the
