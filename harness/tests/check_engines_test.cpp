@@ -411,6 +411,21 @@ check::Verdict sameWithout(const std::string& name, enumeration::EnumOptions eo,
   return without;
 }
 
+// sameWithout on pipelines whose path choices share decisions, and on guard-cone (a path guard's cone),
+// counting executions or not.
+void sameWithoutOnPipelines(bool enumeration::EnumOptions::*feature) {
+  for (const char* name :
+       {"ringmc-K2-N3.litmus", "ring-K2-N5-wrong-parity4.litmus", "ring-K2-N5-no-release1.litmus", "ring-K1-N4.litmus",
+        "guard-cone.litmus", "litmus/clc/clc-cutlass-pipeline-cluster-scope-no-fence.litmus"}) {
+    for (bool count : {false, true}) {
+      INFO(name << (count ? " --count" : ""));
+      enumeration::EnumOptions eo;
+      eo.countExecutions = count;
+      (void)sameWithout(name, eo, feature);
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("enum: an mbarrier ring's RMW chains are searched as co prefixes", "[check][enum]") {
@@ -580,16 +595,7 @@ TEST_CASE("enum: a failure recorded with its pairs rejects later nodes that have
   // those of the search without no-goods, counting executions or not.
   // (clc-cutlass-pipeline-cluster-scope-no-fence: a no-good matched on its rf pairs alone, not its co pairs,
   // loses executions there.)
-  for (const char* name :
-       {"ringmc-K2-N3.litmus", "ring-K2-N5-wrong-parity4.litmus", "ring-K2-N5-no-release1.litmus", "ring-K1-N4.litmus",
-        "guard-cone.litmus", "litmus/clc/clc-cutlass-pipeline-cluster-scope-no-fence.litmus"}) {
-    for (bool count : {false, true}) {
-      INFO(name << (count ? " --count" : ""));
-      enumeration::EnumOptions eo;
-      eo.countExecutions = count;
-      (void)sameWithout(name, eo, &enumeration::EnumOptions::noGoods);
-    }
-  }
+  sameWithoutOnPipelines(&enumeration::EnumOptions::noGoods);
   // They are used: complete candidates that the recorded failures reject are not evaluated.
   auto pc = loadPtxCase("ring-K2-N5-wrong-parity4.litmus");
   REQUIRE(pc);
@@ -607,15 +613,7 @@ TEST_CASE("enum: cores found open in an earlier path choice are taken as open, w
   // A core (a few rf and co pairs checked alone) that an earlier path choice found open is not checked again
   // for the same events (docs/design.md "The enum engine's search"): taking a core as open only costs search,
   // so states, flags and execution counts must be smt's and those of the search that checks every core.
-  for (const char* name : {"ringmc-K2-N3.litmus", "ring-K2-N5-wrong-parity4.litmus", "ring-K2-N5-no-release1.litmus",
-                           "ring-K1-N4.litmus", "litmus/clc/clc-cutlass-pipeline-cluster-scope-no-fence.litmus"}) {
-    for (bool count : {false, true}) {
-      INFO(name << (count ? " --count" : ""));
-      enumeration::EnumOptions eo;
-      eo.countExecutions = count;
-      (void)sameWithout(name, eo, &enumeration::EnumOptions::shareOpenCores);
-    }
-  }
+  sameWithoutOnPipelines(&enumeration::EnumOptions::shareOpenCores);
 }
 
 TEST_CASE("smt: under a deadline the encoding reaches Z3 in parts, with the same results", "[check][smt]") {
