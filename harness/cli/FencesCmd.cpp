@@ -2,6 +2,7 @@
 // waits are necessary under each model), and with --axiom-coverage the model mutation check (which
 // tests change verdict when a named check or proxy-fence rule is removed from the model).
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <mutex>
@@ -96,10 +97,14 @@ int runFences(const FencesArgs& a, std::ostream& out) {
       continue;
     }
     analysis::FenceReport rep = analysis::fenceNecessity(*parsed.test, models, fo, &checker);
+    // A check that could not be decided (timeout, memory, a cap) leaves the analysis incomplete: a failure.
     for (const auto& m : rep.models) {
+      if (m.original.status != check::Status::Ok) rc = std::max(rc, static_cast<int>(kMismatch));
       if (m.original.internalError) rc = kInternal;
-      for (const auto& s : m.sites)
+      for (const auto& s : m.sites) {
+        if (s.mutant.status != check::Status::Ok) rc = std::max(rc, static_cast<int>(kMismatch));
         if (s.mutant.internalError) rc = kInternal;
+      }
     }
     analysis::WitnessFiles files;
     if (!a.dotDir.empty()) {

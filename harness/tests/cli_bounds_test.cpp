@@ -181,6 +181,7 @@ TEST_CASE("bounds: fences stops its checks at --timeout and says which were not 
   CHECK(r.out.find("timeout: ") != std::string::npos);
   CHECK(r.out.find("mutant unknown: not checked: the original could not be decided") != std::string::npos);
   CHECK(r.out.find("mutant Never") == std::string::npos);
+  CHECK(r.rc == 1);  // an analysis left undecided fails
 }
 
 TEST_CASE("bounds: a suite continues past tests over their budget", "[cli][bounds]") {
