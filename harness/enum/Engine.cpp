@@ -845,10 +845,7 @@ class Enumerator {
     const size_t scLoc = decisionLocs_.back();
     decisionLocs_.pop_back();
     BitSet why = allLocs_;
-    if (!modelOpen(rf_, co_)) {
-      why = explainClosed(decisionLocs_.back());
-      if (why.count() < nLocs_) recordNoGood(why);
-    }
+    (void)modelOpenOrWhy(decisionLocs_.back(), true, why);  // `why` is left as is if the plain checks hold
     decisionLocs_.push_back(scLoc);
     return why;
   }
