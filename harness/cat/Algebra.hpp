@@ -47,6 +47,8 @@
 //
 //   bool relEmptyForGood(const Rel&)
 //        whether a relation is empty in every execution the value stands for (HasEmptyForGood below).
+//   Rel restrict(const Set& a, const Rel& r, const Set& b);  bool setEmptyForGood(const Set&)
+//        [a] ; r ; [b], and whether a set is empty in every execution (HasRestrict below).
 //   std::optional<bool> knownBool(const Bool&)
 //        the value of a Bool if it is a constant. Enables the early cut of a run on a failed plain
 //        check (RunOptions::stopAtFailedCheck) and `if` conditions built from `subset`/`in`.
@@ -122,6 +124,15 @@ concept Algebra = requires(A& a, const typename A::Set& s, const typename A::Rel
 template <class A>
 concept HasEmptyForGood = requires(const A& a, const typename A::Rel& r) {
   { a.relEmptyForGood(r) } -> std::same_as<bool>;
+};
+
+/// Whether A restricts a relation to a domain and a range directly (optional member `Rel restrict(a, r, b)`:
+/// [a] ; r ; [b]). The interpreter then takes the `[S]` operands of a sequence as restrictions of their
+/// neighbours instead of composing with a partial identity (a pass over the relation instead of a product).
+template <class A>
+concept HasRestrict = requires(A& a, const typename A::Set& s, const typename A::Rel& r) {
+  { a.restrict(s, r, s) } -> std::same_as<typename A::Rel>;
+  { a.setEmptyForGood(s) } -> std::same_as<bool>;
 };
 
 /// Whether A can tell the constant value of a Bool (optional member knownBool).

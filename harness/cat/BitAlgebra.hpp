@@ -102,6 +102,8 @@ class BitAlgebra {
   Rel cross(const Set& a, const Set& b) const { return BitMatrix::cross(a, b); }
   /// [S].
   Rel diag(const Set& a) const { return BitMatrix::diag(a); }
+  Rel restrict(const Set& a, const Rel& r, const Set& b) const { return r.restrict(a, b); }
+  bool setEmptyForGood(const Set& s) const { return s.none(); }
   /// r^-1.
   Rel inverse(const Rel& a) const { return a.transpose(); }
   /// r+.

@@ -575,9 +575,75 @@ void markDynamic(CompiledModel& cm, const std::vector<CInstr>& instrs, std::vect
   }
 }
 
+/// Gives a cache index to each largest static subexpression of `e` that computes something (an operator, not a
+/// name or a constant), evaluated in the top frame: `[M] ; cb ; [M]` then takes `[M]` from the run cache
+/// instead of building it again on every run. `isStatic` tells whether an expression depends on no dynamic
+/// name. Subexpressions with frames of their own (functions, local lets, matches, conditions) are not entered.
+template <class IsStatic>
+void cacheStatic(CompiledModel& cm, const CExpr* e, const IsStatic& isStatic,
+                 const std::unordered_map<int, const CExpr*>& diagSlots) {
+  switch (e->op) {
+    case Op::Union:
+    case Op::Inter:
+    case Op::Diff:
+    case Op::Seq:
+    case Op::Cross:
+    case Op::Star:
+    case Op::Plus:
+    case Op::Opt:
+    case Op::Compl:
+    case Op::Inv:
+    case Op::Diag:
+      if (isStatic(e)) {
+        if (e->cacheId < 0) const_cast<CExpr*>(e)->cacheId = cm.cachedExprs++;
+        // A sequence takes a `[S]` operand's set, not its relation (Interpreter::seqRestricting).
+        if (e->op == Op::Diag) cacheStatic(cm, e->args[0], isStatic, diagSlots);
+        return;
+      }
+      for (const auto* a : e->args) cacheStatic(cm, a, isStatic, diagSlots);
+      return;
+    case Op::Local:
+      if (e->depth == 0)
+        if (auto it = diagSlots.find(e->slot); it != diagSlots.end()) const_cast<CExpr*>(e)->diagArg = it->second;
+      return;
+    case Op::EmptySet:
+    case Op::Zero:
+    case Op::Universe:
+    case Op::Builtin:
+    case Op::Prim:
+    case Op::Tag:
+    case Op::Str:
+    case Op::Add:
+    case Op::App:
+    case Op::Tuple:
+    case Op::ExplicitSet:
+    case Op::Fun:
+    case Op::Proc:
+    case Op::Let:
+    case Op::LetRec:
+    case Op::MatchTag:
+    case Op::MatchSet:
+    case Op::If:
+    case Op::Try: return;
+  }
+}
+
 /// Marks the top-level slots whose definitions depend on no dynamic name (in program order).
 void computeStatic(CompiledModel& cm, const std::vector<CInstr>& instrs, const std::vector<char>& dynBuiltin,
-                   std::vector<char>& isBind) {
+                   std::vector<char>& isBind, bool top) {
+  // A subexpression of a top-level definition is static when it reads no dynamic built-in and only top-level
+  // names already known static (not those of its own `let rec` group, unless the group is static).
+  auto isStatic = [&](const CExpr* e) {
+    Deps d;
+    collectDeps(e, 0, d);
+    for (int b : d.builtins)
+      if (dynBuiltin[static_cast<size_t>(b)]) return false;
+    for (int s : d.slots)
+      if (s < 0 || !isBind[static_cast<size_t>(s)] || !cm.staticSlot[static_cast<size_t>(s)]) return false;
+    return true;
+  };
+  std::unordered_map<int, const CExpr*> diagSlots;  // top slot of a static `let x = [S]` -> S
+  std::unordered_map<int, int> bindings;            // top slot -> static `[S]` definitions seen
   auto ok = [&](const Deps& d, const std::vector<int>& group) {
     for (int b : d.builtins)
       if (dynBuiltin[static_cast<size_t>(b)]) return false;
@@ -608,6 +674,21 @@ void computeStatic(CompiledModel& cm, const std::vector<CInstr>& instrs, const s
       if (in.op == IOp::LetRec && !groupOk)
         for (int s : group)
           if (s >= 0) cm.staticSlot[static_cast<size_t>(s)] = 0;
+      if (top)
+        for (const auto& b : in.binds) {
+          if (b.isFun || b.tuple || b.slots.size() != 1 || b.slots[0] < 0) continue;
+          const auto slot = static_cast<size_t>(b.slots[0]);
+          if (!cm.staticSlot[slot]) {
+            cacheStatic(cm, b.expr, isStatic, diagSlots);
+          } else if (in.op == IOp::Let && b.expr->op == Op::Diag && ++bindings[b.slots[0]] == 1) {
+            diagSlots[b.slots[0]] = b.expr->args[0];
+            cacheStatic(cm, b.expr->args[0], isStatic, diagSlots);
+          } else {
+            diagSlots.erase(b.slots[0]);  // bound twice: left to the slot's value
+          }
+        }
+    } else if (in.op == IOp::Check && top && in.expr) {
+      cacheStatic(cm, in.expr, isStatic, diagSlots);
     } else if (in.op == IOp::With) {
       isBind[static_cast<size_t>(in.varSlot)] = 1;
       cm.staticSlot[static_cast<size_t>(in.varSlot)] = 0;
@@ -616,7 +697,7 @@ void computeStatic(CompiledModel& cm, const std::vector<CInstr>& instrs, const s
       std::vector<const std::vector<CInstr>*> bodies{&in.body, &in.elseBody};
       for (const auto& b : in.armBodies) bodies.push_back(&b);
       for (const auto* body : bodies) {
-        computeStatic(cm, *body, dynBuiltin, isBind);
+        computeStatic(cm, *body, dynBuiltin, isBind, false);
         markDynamic(cm, *body, isBind);
       }
     }
@@ -653,7 +734,7 @@ CompiledModel compileModel(const Model& model, const InterpreterOptions& opts) {
   }
   cm.staticSlot.assign(static_cast<size_t>(cm.topSlots), 0);
   std::vector<char> isBind(static_cast<size_t>(cm.topSlots), 0);
-  computeStatic(cm, cm.top, dyn, isBind);
+  computeStatic(cm, cm.top, dyn, isBind, true);
   cm.dynamicBuiltin = dyn;
   return cm;
 }

@@ -123,6 +123,12 @@ struct CExpr {
   std::vector<CBind> binds;
   std::vector<CArm> arms;
   const CCond* cond = nullptr;
+  /// A static subexpression of a dynamic top-level definition or check (computeStatic): its value is kept
+  /// in the run cache under this index, like a static definition's; -1 = evaluated every run.
+  int cacheId = -1;
+  /// Local naming a static top-level `let x = [S]` from the top frame's expressions (computeStatic): S, which
+  /// a sequence takes as a restriction (Interpreter::seqRestricting). Null otherwise.
+  const CExpr* diagArg = nullptr;
 };
 
 /// A compiled function: parameters bound in a fresh frame of nslots slots.
@@ -192,6 +198,7 @@ struct CompiledModel {
   std::vector<CheckInfo> checks;
   std::vector<char> staticSlot;      ///< top slot -> its definition is static (cacheable)
   std::vector<char> dynamicBuiltin;  ///< builtin index -> listed in dynamicNames (or its fallback reads one)
+  int cachedExprs = 0;               ///< static subexpressions with a CExpr::cacheId
   /// builtin index -> herd7 name definition used when the algebra does not know the name (cat/HerdLib.hpp),
   /// evaluated in a fresh frame of builtinFallbackSlots[index] slots; null if none.
   std::vector<const CExpr*> builtinFallback;

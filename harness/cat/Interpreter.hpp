@@ -192,6 +192,7 @@ class RunCache {
   void clear() {
     slots_.clear();
     builtins_.clear();
+    exprs_.clear();
   }
 
  private:
@@ -199,6 +200,7 @@ class RunCache {
   friend class Interpreter;
   std::vector<std::optional<detail::Value<A>>> slots_;
   std::vector<std::optional<detail::Value<A>>> builtins_;
+  std::vector<std::optional<detail::Value<A>>> exprs_;  // CExpr::cacheId -> value
   std::vector<char> missing_;
 };
 
@@ -228,6 +230,8 @@ class Interpreter {
       cache->builtins_.assign(cm_->builtinNames.size(), std::nullopt);
       cache->missing_.assign(cm_->builtinNames.size(), 0);
     }
+    if (cache && cache->exprs_.size() != static_cast<size_t>(cm_->cachedExprs))
+      cache->exprs_.assign(static_cast<size_t>(cm_->cachedExprs), std::nullopt);
     // Closures stored in frames point back to their frames: clear every frame at the end of the
     // run (also on errors) to break those reference cycles.
     struct Clear {
@@ -744,7 +748,70 @@ class Interpreter {
     }
   }
 
+  // r1 ; ... ; rk with an algebra that restricts (HasRestrict): an operand `[S]` restricts the range of the
+  // composition before it, or the domain of the relation after it, instead of being composed as a partial
+  // identity. Every operand is evaluated (and type-checked); the compositions are skipped when one relation
+  // operand is empty for good, which makes the sequence so.
+  V seqRestricting(const CExpr& e, const FramePtr& f, Ctx& cx) const {
+    struct Item {
+      std::shared_ptr<const Rel> rel;  // a relation operand
+      std::shared_ptr<const Set> set;  // a `[S]` operand (null for `[_]`, the identity)
+    };
+    std::vector<Item> items;
+    items.reserve(e.args.size());
+    bool empty = false;
+    for (const auto& a : e.args) {
+      if (a->op == Op::Diag || a->diagArg) {
+        // `[S]`, or a name of the top frame for a static `let x = [S]` (evaluated there)
+        const CExpr& arg = a->diagArg ? *a->diagArg : *a->args[0];
+        V x = eval(arg, f, cx);
+        items.push_back({nullptr, x.k == VK::Universe ? sharedFullSet(cx) : asSet(x, arg.loc, cx, "'[...]'")});
+        empty = empty || x.k == VK::Empty || cx.alg.setEmptyForGood(*items.back().set);
+        continue;
+      }
+      V v = eval(*a, f, cx);
+      empty = empty || emptyForGood(v, cx);
+      items.push_back({asRel(v, a->loc, cx, "';'"), nullptr});
+    }
+    if (empty) return V{VK::Rel, 0, 0, sharedEmptyRel(cx)};
+    // The composition so far is [dom] ; cur ; [range] (restrictions not applied yet: one pass for both).
+    std::shared_ptr<const Rel> cur;
+    std::shared_ptr<const Set> dom, range;
+    auto narrow = [&](std::shared_ptr<const Set>& to, const std::shared_ptr<const Set>& s) {
+      to = to ? std::make_shared<const Set>(cx.alg.setInter(*to, *s)) : s;
+    };
+    auto applied = [&]() {
+      if (dom || range)
+        cur = std::make_shared<const Rel>(
+            cx.alg.restrict(dom ? *dom : *sharedFullSet(cx), *cur, range ? *range : *sharedFullSet(cx)));
+      dom.reset();
+      range.reset();
+      return cur;
+    };
+    for (const Item& it : items) {
+      if (it.set)
+        narrow(cur ? range : dom, it.set);
+      else if (cur)
+        cur = std::make_shared<const Rel>(cx.alg.seq(*applied(), *it.rel));
+      else
+        cur = it.rel;
+    }
+    if (!cur) return mkRel(cx.alg.diag(*dom));
+    return V{VK::Rel, 0, 0, applied()};
+  }
+
   V eval(const CExpr& e, const FramePtr& f, Ctx& cx) const {
+    if (e.cacheId >= 0 && cx.cache) {  // a static subexpression (CExpr::cacheId)
+      auto& c = cx.cache->exprs_[static_cast<size_t>(e.cacheId)];
+      if (c) return *c;
+      V v = evalOp(e, f, cx);
+      if (v.k == VK::Set || v.k == VK::Rel) c = v;
+      return v;
+    }
+    return evalOp(e, f, cx);
+  }
+
+  V evalOp(const CExpr& e, const FramePtr& f, Ctx& cx) const {
     switch (e.op) {
       case Op::EmptySet: return V{};
       case Op::Zero: return V{VK::Rel, 0, 0, sharedEmptyRel(cx)};
@@ -762,6 +829,7 @@ class Interpreter {
       case Op::Inter: return interV(eval(*e.args[0], f, cx), eval(*e.args[1], f, cx), e.args[1]->loc, cx);
       case Op::Diff: return diffV(eval(*e.args[0], f, cx), eval(*e.args[1], f, cx), e.args[1]->loc, cx);
       case Op::Seq: {
+        if constexpr (HasRestrict<A>) return seqRestricting(e, f, cx);
         // Every operand is evaluated (and type-checked); the compositions are skipped when one operand is
         // empty for good, which makes the sequence so.
         std::vector<std::shared_ptr<const Rel>> rels;

@@ -99,6 +99,10 @@ class IntervalAlgebra {
   Rel cross(const Set& a, const Set& b) const { return {BitMatrix::cross(a.lo, b.lo), BitMatrix::cross(a.hi, b.hi)}; }
   /// [S].
   Rel diag(const Set& a) const { return {BitMatrix::diag(a.lo), BitMatrix::diag(a.hi)}; }
+  Rel restrict(const Set& a, const Rel& r, const Set& b) const {
+    return {r.lo.restrict(a.lo, b.lo), r.hi.restrict(a.hi, b.hi)};
+  }
+  bool setEmptyForGood(const Set& s) const { return s.hi.none(); }
   /// r^-1.
   Rel inverse(const Rel& a) const { return {a.lo.transpose(), a.hi.transpose()}; }
   /// r+.

@@ -117,6 +117,9 @@ class MonotoneAlgebra {
   Rel cross(const Set& a, const Set& b) const { return {BitMatrix::cross(a.bits, b.bits), join(a.dir, b.dir)}; }
   /// [S].
   Rel diag(const Set& a) const { return {BitMatrix::diag(a.bits), a.dir}; }
+  Rel restrict(const Set& a, const Rel& r, const Set& b) const {
+    return {r.bits.restrict(a.bits, b.bits), join(join(a.dir, r.dir), b.dir)};
+  }
   /// r^-1.
   Rel inverse(const Rel& a) const { return {a.bits.transpose(), a.dir}; }
   /// r+.
@@ -140,6 +143,10 @@ class MonotoneAlgebra {
   /// Whether r is empty on the partial execution and every completion (HasEmptyForGood).
   bool relEmptyForGood(const Rel& r) const {
     return (static_cast<uint8_t>(r.dir) & static_cast<uint8_t>(Direction::Grows)) == 0 && r.bits.none();
+  }
+  /// Whether S is empty on the partial execution and every completion (HasRestrict).
+  bool setEmptyForGood(const Set& s) const {
+    return (static_cast<uint8_t>(s.dir) & static_cast<uint8_t>(Direction::Grows)) == 0 && s.bits.none();
   }
   /// Negation.
   Bool notB(const Bool& b) const { return {!b.value, b.keepsHolding, b.keepsFailing}; }

@@ -26,6 +26,9 @@ acyclic ~(rf | po) as complemented
 ~empty (domain(rf) * range(co)) & po as negated-grows
 ~acyclic po \ co as negated-shrinks
 irreflexive (rf+ ; [S] ; co* ; (po \ fr)?) as mixed
+let dS = [S]
+acyclic (dS ; rf ; [S]) | po as restricted
+irreflexive ([S \ S] ; rf) | (po ; dS ; co ; [~S]) as empty-restriction
 empty (rf ; co) & (po \ (rf | co)) as both-ways
 let rec t = rf | (t ; co) | po
 irreflexive t ; rf as rec-closure
