@@ -49,6 +49,8 @@
 //        whether a relation is empty in every execution the value stands for (HasEmptyForGood below).
 //   Rel restrict(const Set& a, const Rel& r, const Set& b);  bool setEmptyForGood(const Set&)
 //        [a] ; r ; [b], and whether a set is empty in every execution (HasRestrict below).
+//   void relUnionInPlace(Rel& r, const Rel& s);  void relInterInPlace(Rel& r, const Rel& s)
+//        r = r | s and r = r & s (HasInPlace below).
 //   std::optional<bool> knownBool(const Bool&)
 //        the value of a Bool if it is a constant. Enables the early cut of a run on a failed plain
 //        check (RunOptions::stopAtFailedCheck) and `if` conditions built from `subset`/`in`.
@@ -133,6 +135,15 @@ template <class A>
 concept HasRestrict = requires(A& a, const typename A::Set& s, const typename A::Rel& r) {
   { a.restrict(s, r, s) } -> std::same_as<typename A::Rel>;
   { a.setEmptyForGood(s) } -> std::same_as<bool>;
+};
+
+/// Whether A unites and intersects relations in place (optional members `relUnionInPlace(r, s)`: r = r | s,
+/// `relInterInPlace(r, s)`: r = r & s). The interpreter then reuses the storage of an operand no other value
+/// holds (a temporary: `a | b | c` builds one relation, not two).
+template <class A>
+concept HasInPlace = requires(A& a, typename A::Rel& r, const typename A::Rel& c) {
+  a.relUnionInPlace(r, c);
+  a.relInterInPlace(r, c);
 };
 
 /// Whether A can tell the constant value of a Bool (optional member knownBool).

@@ -104,6 +104,8 @@ class BitAlgebra {
   Rel diag(const Set& a) const { return BitMatrix::diag(a); }
   Rel restrict(const Set& a, const Rel& r, const Set& b) const { return r.restrict(a, b); }
   bool setEmptyForGood(const Set& s) const { return s.none(); }
+  void relUnionInPlace(Rel& r, const Rel& s) const { r |= s; }
+  void relInterInPlace(Rel& r, const Rel& s) const { r &= s; }
   /// r^-1.
   Rel inverse(const Rel& a) const { return a.transpose(); }
   /// r+.

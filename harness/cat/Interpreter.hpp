@@ -671,6 +671,10 @@ class Interpreter {
     fail(loc, msg);
   }
 
+  // Whether v is a relation that no other value holds (a temporary of the expression being evaluated, not a
+  // definition's value, a cached one or a built-in): the in-place operations may reuse it.
+  static bool owned(const V& v) { return v.k == VK::Rel && v.p.use_count() == 1; }
+
   V unionV(const V& x, const V& y, const SourceLoc& loc, Ctx& cx) const {
     if (x.k == VK::Empty) return y;
     if (y.k == VK::Empty) return x;
@@ -679,6 +683,11 @@ class Interpreter {
     if (isRelLike(x) && isRelLike(y)) {
       if (emptyForGood(x, cx)) return y;
       if (emptyForGood(y, cx)) return x;
+      if constexpr (HasInPlace<A>)
+        if (owned(x)) {  // a temporary: its storage becomes the result
+          cx.alg.relUnionInPlace(const_cast<Rel&>(relOf(x)), *asRel(y, loc, cx, "|"));
+          return x;
+        }
       return mkRel(cx.alg.relUnion(*asRel(x, loc, cx, "|"), *asRel(y, loc, cx, "|")));
     }
     if (x.k == VK::ValSet && y.k == VK::ValSet) {
@@ -696,6 +705,16 @@ class Interpreter {
     if (isRelLike(x) && isRelLike(y)) {
       if (emptyForGood(x, cx)) return x;
       if (emptyForGood(y, cx)) return y;
+      if constexpr (HasInPlace<A>) {
+        if (owned(x)) {
+          cx.alg.relInterInPlace(const_cast<Rel&>(relOf(x)), *asRel(y, loc, cx, "&"));
+          return x;
+        }
+        if (owned(y)) {
+          cx.alg.relInterInPlace(const_cast<Rel&>(relOf(y)), *asRel(x, loc, cx, "&"));
+          return y;
+        }
+      }
       return mkRel(cx.alg.relInter(*asRel(x, loc, cx, "&"), *asRel(y, loc, cx, "&")));
     }
     if (x.k == VK::ValSet && y.k == VK::ValSet) {
@@ -823,7 +842,11 @@ class Interpreter {
       case Op::Str: fail(e.loc, "a string is not a value here");
       case Op::Union: {
         V acc = eval(*e.args[0], f, cx);
-        for (size_t i = 1; i < e.args.size(); ++i) acc = unionV(acc, eval(*e.args[i], f, cx), e.args[i]->loc, cx);
+        for (size_t i = 1; i < e.args.size(); ++i) {
+          V next = eval(*e.args[i], f, cx);
+          if (acc.k == VK::Rel && owned(next) && !owned(acc)) std::swap(acc, next);  // unite into the temporary
+          acc = unionV(acc, next, e.args[i]->loc, cx);
+        }
         return acc;
       }
       case Op::Inter: return interV(eval(*e.args[0], f, cx), eval(*e.args[1], f, cx), e.args[1]->loc, cx);

@@ -103,6 +103,14 @@ class IntervalAlgebra {
     return {r.lo.restrict(a.lo, b.lo), r.hi.restrict(a.hi, b.hi)};
   }
   bool setEmptyForGood(const Set& s) const { return s.hi.none(); }
+  void relUnionInPlace(Rel& r, const Rel& s) const {
+    r.lo |= s.lo;
+    r.hi |= s.hi;
+  }
+  void relInterInPlace(Rel& r, const Rel& s) const {
+    r.lo &= s.lo;
+    r.hi &= s.hi;
+  }
   /// r^-1.
   Rel inverse(const Rel& a) const { return {a.lo.transpose(), a.hi.transpose()}; }
   /// r+.

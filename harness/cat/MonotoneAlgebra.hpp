@@ -107,6 +107,16 @@ class MonotoneAlgebra {
   Rel relUnion(const Rel& a, const Rel& b) const { return {a.bits | b.bits, join(a.dir, b.dir)}; }
   /// r & s.
   Rel relInter(const Rel& a, const Rel& b) const { return {a.bits & b.bits, join(a.dir, b.dir)}; }
+  /// r = r | s (HasInPlace).
+  void relUnionInPlace(Rel& r, const Rel& s) const {
+    r.bits |= s.bits;
+    r.dir = join(r.dir, s.dir);
+  }
+  /// r = r & s (HasInPlace).
+  void relInterInPlace(Rel& r, const Rel& s) const {
+    r.bits &= s.bits;
+    r.dir = join(r.dir, s.dir);
+  }
   /// r \ s.
   Rel relDiff(const Rel& a, const Rel& b) const { return {a.bits - b.bits, join(a.dir, reversed(b.dir))}; }
   /// ~r.
