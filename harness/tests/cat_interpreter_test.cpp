@@ -436,6 +436,17 @@ empty sh \ po+ as closure
   CHECK(raisedFlags(in2.run(noPo, {}, &c2).outcomes[0]).empty());
 }
 
+// Runs `in` on `a` without a cache, then twice with one: no flag may be raised (each flag of these models is
+// the difference between two ways of writing one relation).
+static void requireNoFlags(const Interpreter<BitAlgebra>& in, BitAlgebra& a) {
+  RunCache<BitAlgebra> cache;
+  for (RunCache<BitAlgebra>* c : {static_cast<RunCache<BitAlgebra>*>(nullptr), &cache, &cache}) {
+    auto r = in.run(a, RunOptions{false, false}, c);
+    REQUIRE(r.outcomes.size() == 1);
+    CHECK(raisedFlags(r.outcomes[0]).empty());
+  }
+}
+
 TEST_CASE("a sequence through [S] operands equals the same relation restricted to S", "[cat][interp]") {
   // The interpreter takes `[S]` operands of a sequence (written so, or a name of a static `let x = [S]`)
   // as restrictions of their neighbours: each left-hand side below must equal its right-hand side, written
@@ -460,7 +471,6 @@ flag ~empty (([A] ; [B]) \ [A & B]) | ([A & B] \ ([A] ; [B])) as only-sets
 flag ~empty (([_] ; r ; [_]) \ r) | (r \ ([_] ; r ; [_])) as universe
 flag ~empty [A] ; r ; [E] as empty-set
 flag ~empty (([A] ; r ; s ; [B] ; r ; [A]) \ (((r ; s) & (A * B)) ; (r & (_ * A)))) | ((((r ; s) & (A * B)) ; (r & (_ * A))) \ ([A] ; r ; s ; [B] ; r ; [A])) as long
-flag ~empty (r ; s) as nonempty
 )";
     Interpreter<BitAlgebra> in(parseModel(model, "t.cat"));
     BitAlgebra a(n);
@@ -469,14 +479,7 @@ flag ~empty (r ; s) as nonempty
     a.setSet("E", BitSet(n));
     a.setRel("r", bittesting::randomMatrix(n, rng, 40));
     a.setRel("s", bittesting::randomMatrix(n, rng, 40));
-    RunCache<BitAlgebra> cache;
-    for (RunCache<BitAlgebra>* c : {static_cast<RunCache<BitAlgebra>*>(nullptr), &cache, &cache}) {
-      auto r = in.run(a, RunOptions{false, false}, c);
-      REQUIRE(r.outcomes.size() == 1);
-      std::vector<std::string> raised = raisedFlags(r.outcomes[0]);
-      raised.erase(std::remove(raised.begin(), raised.end(), "nonempty"), raised.end());
-      CHECK(raised.empty());
-    }
+    requireNoFlags(in, a);
   }
 }
 
@@ -506,12 +509,7 @@ flag ~empty (po \ po0) | (po0 \ po) as po-changed
     a.setRel("po0", po);
     a.setRel("rf", bittesting::randomMatrix(n, rng, 30));
     a.setRel("co", bittesting::randomMatrix(n, rng, 30));
-    RunCache<BitAlgebra> cache;
-    for (RunCache<BitAlgebra>* c : {static_cast<RunCache<BitAlgebra>*>(nullptr), &cache, &cache}) {
-      auto r = in.run(a, RunOptions{false, false}, c);
-      REQUIRE(r.outcomes.size() == 1);
-      CHECK(raisedFlags(r.outcomes[0]).empty());
-    }
+    requireNoFlags(in, a);
   }
 }
 
