@@ -102,8 +102,10 @@ class BitAlgebra {
   Rel cross(const Set& a, const Set& b) const { return BitMatrix::cross(a, b); }
   /// [S].
   Rel diag(const Set& a) const { return BitMatrix::diag(a); }
+  /// [a] ; r ; [b], and whether S is empty (HasRestrict).
   Rel restrict(const Set& a, const Rel& r, const Set& b) const { return r.restrict(a, b); }
   bool setEmptyForGood(const Set& s) const { return s.none(); }
+  /// r = r | s and r = r & s (HasInPlace).
   void relUnionInPlace(Rel& r, const Rel& s) const { r |= s; }
   void relInterInPlace(Rel& r, const Rel& s) const { r &= s; }
   /// r^-1.

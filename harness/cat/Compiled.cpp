@@ -631,19 +631,6 @@ void cacheStatic(CompiledModel& cm, const CExpr* e, const IsStatic& isStatic,
 /// Marks the top-level slots whose definitions depend on no dynamic name (in program order).
 void computeStatic(CompiledModel& cm, const std::vector<CInstr>& instrs, const std::vector<char>& dynBuiltin,
                    std::vector<char>& isBind, bool top) {
-  // A subexpression of a top-level definition is static when it reads no dynamic built-in and only top-level
-  // names already known static (not those of its own `let rec` group, unless the group is static).
-  auto isStatic = [&](const CExpr* e) {
-    Deps d;
-    collectDeps(e, 0, d);
-    for (int b : d.builtins)
-      if (dynBuiltin[static_cast<size_t>(b)]) return false;
-    for (int s : d.slots)
-      if (s < 0 || !isBind[static_cast<size_t>(s)] || !cm.staticSlot[static_cast<size_t>(s)]) return false;
-    return true;
-  };
-  std::unordered_map<int, const CExpr*> diagSlots;  // top slot of a static `let x = [S]` -> S
-  std::unordered_map<int, int> bindings;            // top slot -> static `[S]` definitions seen
   auto ok = [&](const Deps& d, const std::vector<int>& group) {
     for (int b : d.builtins)
       if (dynBuiltin[static_cast<size_t>(b)]) return false;
@@ -654,6 +641,14 @@ void computeStatic(CompiledModel& cm, const std::vector<CInstr>& instrs, const s
     }
     return true;
   };
+  // A subexpression of a top-level definition is static when it reads no dynamic built-in and only top-level
+  // names already known static (not those of its own `let rec` group, unless the group is static).
+  auto isStatic = [&](const CExpr* e) {
+    Deps d;
+    collectDeps(e, 0, d);
+    return ok(d, {});
+  };
+  std::unordered_map<int, const CExpr*> diagSlots;  // top slot of a static `let x = [S]` -> S
   for (const auto& in : instrs) {
     if (in.op == IOp::Let || in.op == IOp::LetRec) {
       std::vector<int> group;
@@ -680,11 +675,9 @@ void computeStatic(CompiledModel& cm, const std::vector<CInstr>& instrs, const s
           const auto slot = static_cast<size_t>(b.slots[0]);
           if (!cm.staticSlot[slot]) {
             cacheStatic(cm, b.expr, isStatic, diagSlots);
-          } else if (in.op == IOp::Let && b.expr->op == Op::Diag && ++bindings[b.slots[0]] == 1) {
+          } else if (in.op == IOp::Let && b.expr->op == Op::Diag) {  // every binding has a slot of its own
             diagSlots[b.slots[0]] = b.expr->args[0];
             cacheStatic(cm, b.expr->args[0], isStatic, diagSlots);
-          } else {
-            diagSlots.erase(b.slots[0]);  // bound twice: left to the slot's value
           }
         }
     } else if (in.op == IOp::Check && top && in.expr) {

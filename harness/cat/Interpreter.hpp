@@ -774,7 +774,7 @@ class Interpreter {
   V seqRestricting(const CExpr& e, const FramePtr& f, Ctx& cx) const {
     struct Item {
       std::shared_ptr<const Rel> rel;  // a relation operand
-      std::shared_ptr<const Set> set;  // a `[S]` operand (null for `[_]`, the identity)
+      std::shared_ptr<const Set> set;  // a `[S]` operand (all events for `[_]`, the identity)
     };
     std::vector<Item> items;
     items.reserve(e.args.size());
@@ -784,8 +784,8 @@ class Interpreter {
         // `[S]`, or a name of the top frame for a static `let x = [S]` (evaluated there)
         const CExpr& arg = a->diagArg ? *a->diagArg : *a->args[0];
         V x = eval(arg, f, cx);
-        items.push_back({nullptr, x.k == VK::Universe ? sharedFullSet(cx) : asSet(x, arg.loc, cx, "'[...]'")});
-        empty = empty || x.k == VK::Empty || cx.alg.setEmptyForGood(*items.back().set);
+        items.push_back({nullptr, asSet(x, arg.loc, cx, "'[...]'")});
+        empty = empty || cx.alg.setEmptyForGood(*items.back().set);
         continue;
       }
       V v = eval(*a, f, cx);

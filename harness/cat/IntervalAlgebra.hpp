@@ -99,10 +99,12 @@ class IntervalAlgebra {
   Rel cross(const Set& a, const Set& b) const { return {BitMatrix::cross(a.lo, b.lo), BitMatrix::cross(a.hi, b.hi)}; }
   /// [S].
   Rel diag(const Set& a) const { return {BitMatrix::diag(a.lo), BitMatrix::diag(a.hi)}; }
+  /// [a] ; r ; [b], and whether S is empty in every execution (HasRestrict).
   Rel restrict(const Set& a, const Rel& r, const Set& b) const {
     return {r.lo.restrict(a.lo, b.lo), r.hi.restrict(a.hi, b.hi)};
   }
   bool setEmptyForGood(const Set& s) const { return s.hi.none(); }
+  /// r = r | s and r = r & s (HasInPlace).
   void relUnionInPlace(Rel& r, const Rel& s) const {
     r.lo |= s.lo;
     r.hi |= s.hi;

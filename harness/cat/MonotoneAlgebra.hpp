@@ -127,6 +127,7 @@ class MonotoneAlgebra {
   Rel cross(const Set& a, const Set& b) const { return {BitMatrix::cross(a.bits, b.bits), join(a.dir, b.dir)}; }
   /// [S].
   Rel diag(const Set& a) const { return {BitMatrix::diag(a.bits), a.dir}; }
+  /// [a] ; r ; [b] (HasRestrict).
   Rel restrict(const Set& a, const Rel& r, const Set& b) const {
     return {r.bits.restrict(a.bits, b.bits), join(join(a.dir, r.dir), b.dir)};
   }

@@ -334,15 +334,12 @@ BitMatrix BitMatrix::reflexive() const {
 
 BitMatrix BitMatrix::restrict(const BitSet& a, const BitSet& b) const {
   BitMatrix m(n_);
-  const uint64_t* bw = b.words().data();
-  const auto& aw = a.words();
-  for (size_t q = 0; q < aw.size(); ++q)
-    for (uint64_t bits = aw[q]; bits; bits &= bits - 1) {
-      const size_t i = q * 64 + static_cast<size_t>(std::countr_zero(bits));
-      const uint64_t* s = rowWords(i);
-      uint64_t* r = m.rowWords(i);
-      for (size_t k = 0; k < stride_; ++k) r[k] = s[k] & bw[k];
-    }
+  const auto& bw = b.words();
+  a.forEach([&](size_t i) {
+    const uint64_t* s = rowWords(i);
+    uint64_t* r = m.rowWords(i);
+    for (size_t k = 0; k < stride_; ++k) r[k] = s[k] & bw[k];
+  });
   return m;
 }
 
