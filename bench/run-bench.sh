@@ -12,7 +12,7 @@ OUT=docs/performance.md
 TMP=$(mktemp -d)
 FAMILY_TIMEOUT=${FAMILY_TIMEOUT:-60}
 ENUM_TIMEOUT=${ENUM_TIMEOUT:-600}
-SCALING_TIMEOUT=${SCALING_TIMEOUT:-20}
+SCALING_TIMEOUT=${SCALING_TIMEOUT:-60}
 
 median() { sort -n | awk '{a[NR]=$1} END {if (NR==0) print "n/a"; else if (NR%2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
@@ -96,7 +96,8 @@ PY
   echo "consumer), ring2c (two consumer warps, ping-pong), ringmc (2-CTA cluster, multicast TMA, cluster-scope empty"
   echo "barrier), cpasync (unrolled cp.async multistage), all correctly synchronised (Never, no flag), and cow-W{W}-R{R}"
   echo "(W writers x 2 writes, R readers x 2 reads: many final states). One process per member and engine, \`-j1\`,"
-  echo "the default \`--max-events\` (1000), no \`--timeout\` (the benchmark kills a process after ${SCALING_TIMEOUT} s); wall time and peak RSS of the whole process."
+  echo "the default \`--max-events\` (1000), no \`--timeout\` (the benchmark kills a process after ${SCALING_TIMEOUT} s and does not run"
+  echo "the larger members of that family and K with that engine), \`--max-states 1000000\` for cow; wall time and peak RSS of the whole process."
   echo "Targets (issue 14): ring up to K = 8, N = 2K+1 and ring2c / ringmc up to K = 4 ≤ 1 s with smt, cow-W3-R2 ≤ 0.5 s,"
   echo "enum within 10x of smt."
   echo

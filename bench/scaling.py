@@ -1,11 +1,18 @@
 #!/usr/bin/python3
 """The scaling benchmark of issue 14: runs every member of bench/gen-pipelines.py with both engines (one
 process per member and engine, `-j1`), records wall time and peak RSS (GNU time), plots both against size
-(docs/scaling.png) and fits the growth of each family in N: a power law t = a * N^b and an exponential
-t = a * c^N, least squares on log t; the better fit (higher R^2) is named. Prints a Markdown section for
-docs/performance.md on stdout.
+(docs/scaling.png) and fits the growth of each family in N: a power law t - t0 = a * N^b and an exponential
+t - t0 = a * c^N, least squares on log(t - t0), where t0 is the engine's floor (the whole process on a two-thread
+test: start-up, model compilation, solver set-up), which does not grow with N; the better fit (higher R^2) is
+named, and the growth between the two largest members is given as both a local exponent and a local base, the
+one a power law keeps constant and the other an exponential keeps constant. Members whose time is under
+twice the floor say little about growth and are left out of the fit. Once a member of a family and K runs
+past the timeout with an engine, the larger members of that family and K are not run with it. The cow
+members are run with `--max-states 1000000` (the default limit of 4096 states is a safety net that several of
+them pass). Prints a Markdown section for docs/performance.md on stdout.
 
 Usage: /usr/bin/python3 bench/scaling.py [PTXMM] [MODEL] [--timeout S] [--png PATH] [--csv PATH] [SIZES...]
+       /usr/bin/python3 bench/scaling.py --self-test
 SIZES as in bench/gen-pipelines.py (FAMILY:K:N); default: its whole benchmark set.
 Needs Debian's python3-matplotlib (scripts/install-deps.sh).
 """
@@ -14,6 +21,7 @@ import csv
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -23,14 +31,14 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def run_member(ptxmm, model, path, engine, timeout):
+def run_member(ptxmm, model, path, engine, timeout, extra=()):
     """Returns (wall seconds, peak RSS MiB or None, result text)."""
     with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
         # No --timeout: a deadline changes how the smt engine hands its encoding to Z3 (docs/design.md
         # "Resource budgets"), and the members are measured as a user runs them. The benchmark's own
         # deadline kills the process group instead.
         cmd = ["/usr/bin/time", "-f", "%M", "-o", rss.name, ptxmm, "check", "--engine", engine, "--model", model,
-               "-j1", "--json", path]
+               "-j1", "--json", *extra, path]
         t0 = time.monotonic()
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
         try:
@@ -49,12 +57,21 @@ def run_member(ptxmm, model, path, engine, timeout):
         res += f" ({states} states)" if states != "" else ""
     else:
         res = rec.get("status", f"exit {p.returncode}")
+        msg = rec.get("message") or rec.get("why") or ""
+        res += f": {msg[:90]}" if msg else ""
     return wall, mem, res
 
 
-def fit(points):
-    """points: [(N, t)] -> (power exponent b, R^2, exponential base c, R^2)."""
-    pts = [(n, t) for n, t in points if t > 0 and n > 0]
+def floor_of(ptxmm, model, engine):
+    """The engine's floor: the fastest of three whole processes on a two-thread test of the suite."""
+    test = os.path.join(HERE, "..", "litmus", "hw", "MP+rlx.litmus")
+    return min(run_member(ptxmm, model, test, engine, 30)[0] for _ in range(3))
+
+
+def fit(points, floor):
+    """points: [(N, t)], floor t0 -> (power exponent b, R^2, exponential base c, R^2) of t - t0 over the
+    members with t >= 2 t0, or None with fewer than three such members."""
+    pts = [(n, t - floor) for n, t in points if t >= 2 * floor and n > 0]
     if len(pts) < 3:
         return None
 
@@ -76,45 +93,101 @@ def fit(points):
     return b, r2p, math.exp(c), r2e
 
 
+def growth(points, floor):
+    """The row of the growth table for points [(N, t)] and the engine's floor t0: dict with the N values
+    fitted, the two fits (fit) and the local exponent and base between the two largest fitted members;
+    None with fewer than three members at t >= 2 t0."""
+    f = fit(points, floor)
+    if not f:
+        return None
+    used = sorted((n, t - floor) for n, t in points if t >= 2 * floor and n > 0)
+    (n1, t1), (n2, t2) = used[-2], used[-1]
+    b, r2p, c, r2e = f
+    return dict(ns=[n for n, _ in used], b=b, r2p=r2p, c=c, r2e=r2e, better="power" if r2p >= r2e else "exponential",
+                local_b=math.log(t2 / t1) / math.log(n2 / n1), local_c=(t2 / t1) ** (1 / (n2 - n1)))
+
+
+def self_test():
+    """Checks growth() on synthetic times with a floor (ctest "bench:scaling.py ..."): a power law and an
+    exponential over the same floor must be told apart, with their parameters, and members under twice the
+    floor left out. Returns the process exit code."""
+    floor, ns = 0.03, [2, 3, 4, 6, 8, 10, 12, 14]
+    cases = [("power", [(n, floor + 2e-5 * n ** 4.5) for n in ns], "b", 4.5, "local_b"),
+             ("exponential", [(n, floor + 1e-3 * 1.6 ** n) for n in ns], "c", 1.6, "local_c")]
+    bad = []
+    for want, pts, key, val, local in cases:
+        g = growth(pts, floor)
+        if g is None or g["better"] != want or abs(g[key] - val) > 0.01 or abs(g[local] - val) > 0.01:
+            bad.append(f"{want}: got {g}")
+        elif min(g["ns"]) <= 2 and want == "power":  # 2e-5 * 2^4.5 < floor: under twice the floor
+            bad.append(f"{want}: N = 2 (t < 2 t0) was fitted: {g['ns']}")
+    for b in bad:
+        print("scaling.py self-test: " + b, file=sys.stderr)
+    print("scaling.py self-test: " + ("FAILED" if bad else "ok"))
+    return 1 if bad else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("ptxmm", nargs="?", default="./build/ptxmm")
-    ap.add_argument("model", nargs="?", default="models/ptx.cat")
+    ap.add_argument("args", nargs="*", metavar="[PTXMM] [MODEL] [SIZES...]",
+                    help="the binary (default ./build/ptxmm), the model (default models/ptx.cat), then FAMILY:K:N sizes")
     ap.add_argument("--timeout", type=float, default=30)
     ap.add_argument("--png", default="docs/scaling.png")
     ap.add_argument("--csv", default=None)
     ap.add_argument("--engines", default="smt,enum")
-    ap.add_argument("sizes", nargs="*")
-    a = ap.parse_args()
+    ap.add_argument("--self-test", action="store_true", help="check the growth fit on synthetic times and exit")
+    a = ap.parse_intermixed_args()
+    if a.self_test:
+        sys.exit(self_test())
+    # The leading arguments that are not sizes name the binary and the model.
+    lead = [x for x in a.args if not re.fullmatch(r"[a-z0-9]+:[0-9]+:[0-9]+", x)]
+    a.sizes = a.args[len(lead):]
+    if len(lead) > 2 or a.args[:len(lead)] != lead:
+        ap.error(f"expected [PTXMM] [MODEL] then FAMILY:K:N sizes, got: {' '.join(a.args)}")
+    a.ptxmm = lead[0] if lead else "./build/ptxmm"
+    a.model = lead[1] if len(lead) > 1 else "models/ptx.cat"
+    if not (os.path.isfile(a.ptxmm) and os.access(a.ptxmm, os.X_OK)):
+        ap.error(f"'{a.ptxmm}' is not an executable ptxmm binary (build it, or pass its path)")
+    if not os.path.isfile(a.model):
+        ap.error(f"'{a.model}': no such model file")
     tmp = tempfile.mkdtemp(prefix="ptxmm-scaling-")
     gen = subprocess.run([sys.executable, os.path.join(HERE, "gen-pipelines.py"), tmp] + a.sizes, capture_output=True,
                          text=True, check=True)
     rows = []
+    engines = a.engines.split(",")
+    floors = {engine: floor_of(a.ptxmm, a.model, engine) for engine in engines}
+    timedOut = {}  # (family, K, engine) -> the smallest N that ran past the timeout
     for line in gen.stdout.splitlines():
         path, fam, k, n = line.split("\t")
-        events = None
-        for engine in a.engines.split(","):
-            wall, mem, res = run_member(a.ptxmm, a.model, path, engine, a.timeout)
-            if wall >= a.timeout:
-                res = f"timeout after {a.timeout:g} s"
+        for engine in engines:
+            past = timedOut.get((fam, k, engine))
+            if past is not None and int(n) > past:
+                wall, mem, res = None, None, f"not run (timeout at N = {past})"
+            else:
+                extra = ["--max-states", "1000000"] if fam == "cow" else []
+                wall, mem, res = run_member(a.ptxmm, a.model, path, engine, a.timeout, extra)
+                if wall >= a.timeout:
+                    res = f"timeout after {a.timeout:g} s"
+                    timedOut[(fam, k, engine)] = int(n)
             rows.append(dict(member=os.path.basename(path)[:-7], family=fam, K=int(k), N=int(n), engine=engine,
                              wall=wall, rss=mem, result=res, instrs=sum(1 for l in open(path) if l.rstrip().endswith(";"))))
-            print(f"{rows[-1]['member']} {engine} {wall:.2f} s {mem} MiB {res}", file=sys.stderr)
+            print(f"{rows[-1]['member']} {engine} {wall} s {mem} MiB {res}", file=sys.stderr)
     if a.csv:
         with open(a.csv, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
             w.writeheader()
             w.writerows(rows)
-    plot(rows, a.png, a.timeout)
-    report(rows, a)
+    plot(rows, a.png, a.timeout, floors)
+    report(rows, a, floors)
 
 
 def size_of(r):
     return r["N"] if r["family"] != "cow" else r["K"] + r["N"]  # cow: writers + readers
 
 
-def plot(rows, png, timeout):
+def plot(rows, png, timeout, floors):
     import matplotlib
+    import matplotlib.ticker
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fams = sorted({r["family"] for r in rows})
@@ -123,7 +196,7 @@ def plot(rows, png, timeout):
     # Size panels: one point per member and engine (members of one family differ in K and N).
     for fam in fams:
         for engine, marker in (("smt", "o"), ("enum", "x")):
-            pts = [r for r in rows if r["family"] == fam and r["engine"] == engine]
+            pts = [r for r in rows if r["family"] == fam and r["engine"] == engine and r["wall"] is not None]
             if not pts:
                 continue
             axes[0].scatter([r["instrs"] for r in pts], [r["wall"] for r in pts], marker=marker, color=colors[fam],
@@ -131,22 +204,31 @@ def plot(rows, png, timeout):
             measured = [r for r in pts if r["rss"] is not None]  # a killed process has no peak RSS
             axes[1].scatter([r["instrs"] for r in measured], [r["rss"] for r in measured], marker=marker,
                             color=colors[fam], label=f"{fam} {engine}", s=22)
-    # Growth panel: time against N at fixed K, smt, for every (family, K) with three sizes or more.
-    groups = {}
-    for r in rows:
-        if r["engine"] == "smt" and r["family"] != "cow":
-            groups.setdefault((r["family"], r["K"]), []).append((r["N"], r["wall"]))
-    for (fam, k), pts in sorted(groups.items()):
-        if len(pts) < 3:
-            continue
-        pts.sort()
-        axes[2].plot([p[0] for p in pts], [p[1] for p in pts], "-o", color=colors[fam], label=f"{fam} K={k}",
-                     markersize=4, alpha=0.5 + 0.5 * (k == 1))
+    # Growth panel: t - t0 against N at fixed K on log-log axes (a power law is a straight line, an
+    # exponential bends upwards), for every (family, K) with three sizes or more, both engines.
+    for engine, style in (("smt", "-o"), ("enum", "--x")):
+        groups = {}
+        for r in rows:
+            if (r["engine"] == engine and r["family"] != "cow" and r["wall"] is not None and
+                    not r["result"].startswith("timeout") and r["wall"] >= 2 * floors[engine]):
+                groups.setdefault((r["family"], r["K"]), []).append((r["N"], r["wall"] - floors[engine]))
+        for (fam, k), pts in sorted(groups.items()):
+            if len(pts) < 3:
+                continue
+            pts.sort()
+            axes[2].plot([p[0] for p in pts], [p[1] for p in pts], style, color=colors[fam],
+                         label=f"{fam} K={k} {engine}", markersize=4, alpha=1.0 if k == 1 else 0.55)
     for ax in (axes[0], axes[2]):
+        ax.set_yscale("log")
+    for ax in (axes[0],):
         ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
         ax.axhline(timeout, color="red", linewidth=0.8, linestyle=":")
-        ax.set_yscale("log")
         ax.set_ylabel("wall time per test [s] (dotted: 1 s target; red: timeout)")
+    axes[2].set_xscale("log")
+    axes[2].xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    axes[2].xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    axes[2].set_xticks(sorted({r["N"] for r in rows if r["family"] != "cow"}))
+    axes[2].set_ylabel("t - t0 [s] (t0: the engine's floor)")
     axes[0].set_xscale("log")
     axes[1].set_xscale("log")
     axes[0].set_xlabel("instructions in the test")
@@ -155,37 +237,42 @@ def plot(rows, png, timeout):
     axes[1].set_ylabel("peak RSS [MiB]")
     axes[0].set_title("time against size (o smt, x enum)")
     axes[1].set_title("peak memory against size")
-    axes[2].set_title("smt: growth in N at fixed K")
+    axes[2].set_title("growth in N at fixed K, log-log (- smt, -- enum)")
     axes[1].legend(fontsize=7, ncol=2)
     axes[2].legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(png, dpi=90)
 
 
-def report(rows, a):
+def report(rows, a, floors):
     print("| member | instructions | engine | wall | peak RSS | result |")
     print("|---|---|---|---|---|---|")
     for r in rows:
         rss = f"{r['rss']:.0f} MiB" if r["rss"] else "?"
-        print(f"| {r['member']} | {r['instrs']} | {r['engine']} | {r['wall']:.2f} s | {rss} | {r['result']} |")
+        wall = f"{r['wall']:.2f} s" if r["wall"] is not None else "–"
+        print(f"| {r['member']} | {r['instrs']} | {r['engine']} | {wall} | {rss} | {r['result']} |")
     print()
-    print("Growth in N per family and fixed K (members that finished; power law t ∝ N^b against exponential "
-          "t ∝ c^N, least squares on log t):")
+    print("Growth in N per family and fixed K, members that finished: t0 is the engine's floor (the whole process "
+          "on litmus/hw/MP+rlx.litmus, fastest of three: " +
+          ", ".join(f"{e} {t * 1000:.0f} ms" for e, t in floors.items()) + "); the fits are least squares on "
+          "log(t - t0) over the members with t ≥ 2 t0 (power law t - t0 ∝ N^b against exponential t - t0 ∝ c^N); "
+          "the last two columns are the growth between the two largest such members, as a local exponent b' "
+          "(constant for a power law) and a local base c' (constant for an exponential).")
     print()
-    print("| family | K | engine | N values | b (power) | R² | c (exp.) | R² | better fit |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| family | K | engine | N values fitted | b (power) | R² | c (exp.) | R² | better fit | b' (last two) | "
+          "c' (last two) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     groups = {}
     for r in rows:
-        if r["family"] == "cow" or r["result"].startswith("timeout"):
+        if r["family"] == "cow" or r["wall"] is None or r["result"].startswith("timeout"):
             continue
         groups.setdefault((r["family"], r["K"], r["engine"]), []).append((r["N"], r["wall"]))
     for (fam, k, engine), pts in sorted(groups.items()):
-        f = fit(sorted(pts))
-        if not f:
+        g = growth(pts, floors[engine])
+        if not g:
             continue
-        b, r2p, c, r2e = f
-        print(f"| {fam} | {k} | {engine} | {', '.join(str(n) for n, _ in sorted(pts))} | {b:.2f} | {r2p:.2f} | "
-              f"{c:.2f} | {r2e:.2f} | {'power' if r2p >= r2e else 'exponential'} |")
+        print(f"| {fam} | {k} | {engine} | {', '.join(str(n) for n in g['ns'])} | {g['b']:.2f} | {g['r2p']:.3f} | "
+              f"{g['c']:.2f} | {g['r2e']:.3f} | {g['better']} | {g['local_b']:.2f} | {g['local_c']:.2f} |")
     print()
     print(f"Plot: ![time and memory against size]({os.path.relpath(a.png, 'docs')})")
 
