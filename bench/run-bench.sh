@@ -97,12 +97,13 @@ PY
   echo "barrier), cpasync (unrolled cp.async multistage), all correctly synchronised (Never, no flag), and cow-W{W}-R{R}"
   echo "(W writers x 2 writes, R readers x 2 reads: many final states). One process per member and engine, \`-j1\`,"
   echo "the default \`--max-events\` (1000), no \`--timeout\` (the benchmark kills a process after ${SCALING_TIMEOUT} s and does not run"
-  echo "the larger members of that family and K with that engine), \`--max-states 1000000\` for cow; wall time and peak RSS of the whole process."
+  echo "the larger members of that family and K with that engine), \`--max-states 1000000\` for cow; wall time and peak RSS of the whole process"
+  echo "(the measurements: docs/scaling.csv; \`/usr/bin/python3 bench/scaling.py --from-csv docs/scaling.csv\` plots and reports them again)."
   echo "Targets (issue 14): ring up to K = 8, N = 2K+1 and ring2c / ringmc up to K = 4 ≤ 1 s with smt, cow-W3-R2 ≤ 0.5 s,"
   echo "enum within 10x of smt."
   echo
   if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
-    /usr/bin/python3 bench/scaling.py "$PTXMM" "$MODEL" --timeout "$SCALING_TIMEOUT" --png docs/scaling.png 2>/dev/null
+    /usr/bin/python3 bench/scaling.py "$PTXMM" "$MODEL" --timeout "$SCALING_TIMEOUT" --png docs/scaling.png --csv docs/scaling.csv 2>/dev/null
   else
     echo "(not run: bench/scaling.py needs Debian's python3-matplotlib, scripts/install-deps.sh installs it)"
   fi

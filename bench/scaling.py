@@ -12,6 +12,7 @@ members are run with `--max-states 1000000` (the default limit of 4096 states is
 them pass). Prints a Markdown section for docs/performance.md on stdout.
 
 Usage: /usr/bin/python3 bench/scaling.py [PTXMM] [MODEL] [--timeout S] [--png PATH] [--csv PATH] [SIZES...]
+       /usr/bin/python3 bench/scaling.py --from-csv PATH [--png PATH]   (plot and report measurements kept by --csv)
        /usr/bin/python3 bench/scaling.py --self-test
 SIZES as in bench/gen-pipelines.py (FAMILY:K:N); default: its whole benchmark set.
 Needs Debian's python3-matplotlib (scripts/install-deps.sh).
@@ -127,18 +128,74 @@ def self_test():
     return 1 if bad else 0
 
 
+FIELDS = ["member", "family", "K", "N", "engine", "wall", "rss", "result", "instrs"]
+
+
+def write_csv(path, rows, floors, timeout):
+    """The measurements, with each engine's floor as a row of family "floor" and the limit as one of family
+    "timeout" (read back by --from-csv)."""
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS)
+        w.writeheader()
+        w.writerows(rows)
+        for engine, t in floors.items():
+            w.writerow(dict(member="MP+rlx", family="floor", K=0, N=0, engine=engine, wall=t, rss="", result="",
+                            instrs=0))
+        w.writerow(dict(member="", family="timeout", K=0, N=0, engine="", wall=timeout, rss="", result="", instrs=0))
+
+
+def read_csv(path):
+    """-> (rows, floors, timeout) as write_csv wrote them."""
+    rows, floors, timeout = [], {}, 0.0
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            wall = float(r["wall"]) if r["wall"] else None
+            if r["family"] == "floor":
+                floors[r["engine"]] = wall
+            elif r["family"] == "timeout":
+                timeout = wall
+            else:
+                rows.append(dict(r, K=int(r["K"]), N=int(r["N"]), instrs=int(r["instrs"]), wall=wall,
+                                 rss=float(r["rss"]) if r["rss"] else None))
+    return rows, floors, timeout
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("args", nargs="*", metavar="[PTXMM] [MODEL] [SIZES...]",
                     help="the binary (default ./build/ptxmm), the model (default models/ptx.cat), then FAMILY:K:N sizes")
     ap.add_argument("--timeout", type=float, default=30)
     ap.add_argument("--png", default="docs/scaling.png")
-    ap.add_argument("--csv", default=None)
+    ap.add_argument("--csv", default=None, help="also write the measurements to this CSV file")
+    ap.add_argument("--from-csv", default=None, help="plot and report the measurements of a CSV file of --csv "
+                    "instead of running anything")
     ap.add_argument("--engines", default="smt,enum")
     ap.add_argument("--self-test", action="store_true", help="check the growth fit on synthetic times and exit")
     a = ap.parse_intermixed_args()
     if a.self_test:
         sys.exit(self_test())
+    try:
+        import matplotlib  # noqa: F401  (the plot, at the end)
+    except ImportError:
+        ap.error(f"the plot needs matplotlib, which {sys.executable} lacks: run /usr/bin/python3 with Debian's "
+                 "python3-matplotlib (scripts/install-deps.sh installs it)")
+    if a.from_csv:
+        if a.args:
+            ap.error("--from-csv runs nothing: no binary, model or sizes")
+        try:
+            rows, floors, a.timeout = read_csv(a.from_csv)
+        except (OSError, KeyError, ValueError) as e:
+            ap.error(f"'{a.from_csv}': not a CSV file of --csv ({e})")
+    else:
+        rows, floors = measure(a, ap)
+        if a.csv:
+            write_csv(a.csv, rows, floors, a.timeout)
+    plot(rows, a.png, a.timeout, floors)
+    report(rows, a, floors)
+
+
+def measure(a, ap):
+    """Runs the members: -> (rows, floors)."""
     # The leading arguments that are not sizes name the binary and the model.
     lead = [x for x in a.args if not re.fullmatch(r"[a-z0-9]+:[0-9]+:[0-9]+", x)]
     a.sizes = a.args[len(lead):]
@@ -152,7 +209,9 @@ def main():
         ap.error(f"'{a.model}': no such model file")
     tmp = tempfile.mkdtemp(prefix="ptxmm-scaling-")
     gen = subprocess.run([sys.executable, os.path.join(HERE, "gen-pipelines.py"), tmp] + a.sizes, capture_output=True,
-                         text=True, check=True)
+                         text=True)
+    if gen.returncode != 0:
+        ap.error(gen.stderr.strip().splitlines()[-1] if gen.stderr.strip() else "gen-pipelines.py failed")
     rows = []
     engines = a.engines.split(",")
     floors = {engine: floor_of(a.ptxmm, a.model, engine) for engine in engines}
@@ -172,13 +231,7 @@ def main():
             rows.append(dict(member=os.path.basename(path)[:-7], family=fam, K=int(k), N=int(n), engine=engine,
                              wall=wall, rss=mem, result=res, instrs=sum(1 for l in open(path) if l.rstrip().endswith(";"))))
             print(f"{rows[-1]['member']} {engine} {wall} s {mem} MiB {res}", file=sys.stderr)
-    if a.csv:
-        with open(a.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-            w.writeheader()
-            w.writerows(rows)
-    plot(rows, a.png, a.timeout, floors)
-    report(rows, a, floors)
+    return rows, floors
 
 
 def size_of(r):
@@ -227,7 +280,7 @@ def plot(rows, png, timeout, floors):
     axes[2].set_xscale("log")
     axes[2].xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
     axes[2].xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    axes[2].set_xticks(sorted({r["N"] for r in rows if r["family"] != "cow"}))
+    axes[2].set_xticks(sorted({n for line in axes[2].get_lines() for n in line.get_xdata()}))
     axes[2].set_ylabel("t - t0 [s] (t0: the engine's floor)")
     axes[0].set_xscale("log")
     axes[1].set_xscale("log")
