@@ -132,7 +132,7 @@ def default_sizes():
             sizes += [("ring", k, n), ("cpasync", k, n)]
             if 2 <= k <= 4:
                 sizes += [("ring2c", k, n), ("ringmc", k, n)]
-    sizes += [("ring", 1, n) for n in (4, 6, 8, 10, 12, 14)] + [("ring", 2, n) for n in (4, 8, 12, 16, 20)]  # growth in N, fixed K
+    sizes += [("ring", 1, n) for n in (4, 6, 8, 10, 12, 14)] + [("ring", 2, n) for n in (4, 8, 12, 16, 20, 24)]  # growth in N, fixed K
     sizes += [("cow", w, r) for w in (3, 4) for r in (1, 2, 3)]
     return sizes
 

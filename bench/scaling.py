@@ -9,7 +9,9 @@ one a power law keeps constant and the other an exponential keeps constant. Memb
 twice the floor say little about growth and are left out of the fit. Once a member of a family and K runs
 past the timeout with an engine, the larger members of that family and K are not run with it. The cow
 members are run with `--max-states 1000000` (the default limit of 4096 states is a safety net that several of
-them pass). Prints a Markdown section for docs/performance.md on stdout.
+them pass). The members that measure the growth in N with few stages (ring, K <= 2, N > 2K+1) are run with the
+smt engine once per seed of Z3 (`--smt-seed 1..--seeds`), and their time is the median: Z3's search varies
+with the seed. Prints a Markdown section for docs/performance.md on stdout.
 
 Usage: /usr/bin/python3 bench/scaling.py [PTXMM] [MODEL] [--timeout S] [--png PATH] [--csv PATH] [SIZES...]
        /usr/bin/python3 bench/scaling.py --from-csv PATH [--png PATH]   (plot and report measurements kept by --csv)
@@ -61,6 +63,19 @@ def run_member(ptxmm, model, path, engine, timeout, extra=()):
         msg = rec.get("message") or rec.get("why") or ""
         res += f": {msg[:90]}" if msg else ""
     return wall, mem, res
+
+
+def run_seeds(a, path, extra):
+    """The smt engine on one member with --smt-seed 1..a.seeds: (median wall, largest peak RSS, the result,
+    which must be the same for every seed)."""
+    runs = [run_member(a.ptxmm, a.model, path, "smt", a.timeout, [*extra, "--smt-seed", str(s)])
+            for s in range(1, a.seeds + 1)]
+    walls = sorted(r[0] for r in runs)
+    results = {r[2] for r in runs}
+    if len(results) != 1:
+        return walls[len(walls) // 2], None, "results differ between seeds: " + " / ".join(sorted(results))
+    mems = [r[1] for r in runs if r[1] is not None]
+    return walls[len(walls) // 2], max(mems) if mems else None, f"{runs[0][2]}; median of {a.seeds} seeds"
 
 
 def floor_of(ptxmm, model, engine):
@@ -170,6 +185,8 @@ def main():
     ap.add_argument("--from-csv", default=None, help="plot and report the measurements of a CSV file of --csv "
                     "instead of running anything")
     ap.add_argument("--engines", default="smt,enum")
+    ap.add_argument("--seeds", type=int, default=3, help="smt on the growth members (ring, K <= 2, N > 2K+1): the "
+                    "median of this many runs with --smt-seed 1..SEEDS (default 3; 1: one run with the default seed)")
     ap.add_argument("--self-test", action="store_true", help="check the growth fit on synthetic times and exit")
     a = ap.parse_intermixed_args()
     if a.self_test:
@@ -224,7 +241,11 @@ def measure(a, ap):
                 wall, mem, res = None, None, f"not run (timeout at N = {past})"
             else:
                 extra = ["--max-states", "1000000"] if fam == "cow" else []
-                wall, mem, res = run_member(a.ptxmm, a.model, path, engine, a.timeout, extra)
+                growthMember = fam == "ring" and int(k) <= 2 and int(n) > 2 * int(k) + 1
+                if engine == "smt" and growthMember and a.seeds > 1:
+                    wall, mem, res = run_seeds(a, path, extra)
+                else:
+                    wall, mem, res = run_member(a.ptxmm, a.model, path, engine, a.timeout, extra)
                 if wall >= a.timeout:
                     res = f"timeout after {a.timeout:g} s"
                     timedOut[(fam, k, engine)] = int(n)

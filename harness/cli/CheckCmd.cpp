@@ -11,6 +11,7 @@
 #include "check/Suite.hpp"
 #include "cli/Commands.hpp"
 #include "cli/Options.hpp"
+#include "smt/Engine.hpp"
 #include "support/Diagnostic.hpp"
 
 namespace ptxmm::cli {
@@ -32,6 +33,7 @@ struct CheckArgs {
   bool liveness = false;
   bool count = false;
   bool bless = false;
+  unsigned smtSeed = 0;
   std::string junit;
   std::string sarif;
   std::vector<std::string> paths;
@@ -68,6 +70,10 @@ void addCheckCommand(CLI::App& app, int& exitCode) {
                 "may deadlock or spin forever fails unless its expectation names it");
   cmd->add_flag("--count,--smt-count", args->count,
                 "count every allowed execution of each state, as herd7 does (slower); else each state counts 1");
+  cmd->add_option("--smt-seed", args->smtSeed,
+                  "random seed of the smt engine's solver (Z3's smt.random_seed, default 0): verdicts do not depend "
+                  "on it, witnesses and times may")
+      ->check(CLI::Range(0u, 1000000u));
   cmd->add_flag("--bless", args->bless,
                 "write each decided verdict into the test's .expect line for the model (new or changed lines get a "
                 "TODO reason; tests that error, time out or stay unknown are not written)");
@@ -79,6 +85,7 @@ void addCheckCommand(CLI::App& app, int& exitCode) {
     opts.check.timeoutMs = args->budget.timeoutMs;
     opts.check.memoryBytes = args->budget.memoryLimit(args->jobs);
     args->budget.limitSolverMemory(args->jobs);
+    if (args->smtSeed != 0) smt::setRandomSeed(args->smtSeed);
     opts.check.maxEvents = args->maxEvents;
     opts.check.maxStates = args->maxStates;
     opts.check.countExecutions = args->count;

@@ -1260,6 +1260,8 @@ class SmtRunner {
 
 void limitSolverMemory(uint64_t bytes) { solverMemoryLimit = bytes; }
 
+void setRandomSeed(unsigned seed) { z3::set_param("smt.random_seed", static_cast<int>(seed)); }
+
 outcome::EngineResult runSmt(z3::context& ctx, const events::EventProgram& program, const cat::Model& model,
                              const outcome::StateSpec& spec, const SmtOptions& options) {
   // Relevancy filtering does not pay off on these encodings (measured: about 25% faster without).

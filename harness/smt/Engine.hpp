@@ -39,6 +39,12 @@ struct SmtOptions {
 /// crashes when it reaches it (a null context, an internal assertion).
 void limitSolverMemory(uint64_t bytes);
 
+/// Sets the random seed of Z3's SMT core (`smt.random_seed`, 0 by default) for the solvers created after
+/// the call, in every context of this process: call it before any check. Verdicts, states and flags do not
+/// depend on it; a witness execution, an unsat core and the time may (the benchmark's growth fits take the
+/// median over seeds, bench/scaling.py).
+void setRandomSeed(unsigned seed);
+
 /// What a z3 context holds before it is given anything (17 MiB measured with Z3 4.8.12), rounded up: the
 /// callers of limitSolverMemory add it per worker to the tests' own limit.
 inline constexpr uint64_t kSolverContextBytes = uint64_t{32} << 20;
