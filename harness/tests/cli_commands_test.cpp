@@ -77,7 +77,7 @@ std::string verdictLines(const std::string& log) {
 
 }  // namespace
 
-TEST_CASE("check --smt-seed: another seed of the solver gives the same verdicts; a bad seed is refused", "[cli]") {
+TEST_CASE("check --smt-seed: another seed of the solver gives the same verdicts, and a bad seed is refused", "[cli]") {
   const std::string tests = "litmus/hw litmus/base/LB+ctrls.rlx.gpu.litmus";
   Run plain = ptxmm("check -j1 --no-time " + tests);
   Run seeded = ptxmm("check -j1 --no-time --smt-seed 7 " + tests);
