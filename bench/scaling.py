@@ -26,6 +26,7 @@ import math
 import os
 import re
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -60,7 +61,7 @@ def run_member(ptxmm, model, path, engine, timeout, extra=()):
         res += f" ({states} states)" if states != "" else ""
     else:
         res = rec.get("status", f"exit {p.returncode}")
-        msg = rec.get("message") or rec.get("why") or ""
+        msg = rec.get("message", "")
         res += f": {msg[:90]}" if msg else ""
     return wall, mem, res
 
@@ -70,12 +71,12 @@ def run_seeds(a, path, extra):
     which must be the same for every seed)."""
     runs = [run_member(a.ptxmm, a.model, path, "smt", a.timeout, [*extra, "--smt-seed", str(s)])
             for s in range(1, a.seeds + 1)]
-    walls = sorted(r[0] for r in runs)
+    wall = statistics.median(r[0] for r in runs)
     results = {r[2] for r in runs}
     if len(results) != 1:
-        return walls[len(walls) // 2], None, "results differ between seeds: " + " / ".join(sorted(results))
+        return wall, None, "results differ between seeds: " + " / ".join(sorted(results))
     mems = [r[1] for r in runs if r[1] is not None]
-    return walls[len(walls) // 2], max(mems) if mems else None, f"{runs[0][2]}; median of {a.seeds} seeds"
+    return wall, max(mems) if mems else None, f"{runs[0][2]}; median of {a.seeds} seeds"
 
 
 def floor_of(ptxmm, model, engine):
@@ -84,12 +85,8 @@ def floor_of(ptxmm, model, engine):
     return min(run_member(ptxmm, model, test, engine, 30)[0] for _ in range(3))
 
 
-def fit(points, floor):
-    """points: [(N, t)], floor t0 -> (power exponent b, R^2, exponential base c, R^2) of t - t0 over the
-    members with t >= 2 t0, or None with fewer than three such members."""
-    pts = [(n, t - floor) for n, t in points if t >= 2 * floor and n > 0]
-    if len(pts) < 3:
-        return None
+def fit(pts):
+    """pts: [(N, t - t0)] -> (power exponent b, R^2, exponential base c, R^2), least squares on the log."""
 
     def lsq(xs, ys):
         k = len(xs)
@@ -110,20 +107,18 @@ def fit(points, floor):
 
 
 def growth(points, floor):
-    """The row of the growth table for points [(N, t)] and the engine's floor t0: dict with the N values
-    fitted, the two fits (fit) and the local exponent and base between the two largest fitted members;
-    None with fewer than three members at t >= 2 t0."""
-    f = fit(points, floor)
-    if not f:
-        return None
+    """The row of the growth table for points [(N, t)] and the engine's floor t0: the N values fitted (the
+    members with t >= 2 t0), the two fits of t - t0 over them and over the three largest only (the small
+    members, where fixed costs other than the process floor still weigh, bend a fit over the whole range),
+    and the local exponent and base between the two largest; None with fewer than three such members."""
     used = sorted((n, t - floor) for n, t in points if t >= 2 * floor and n > 0)
+    if len(used) < 3:
+        return None
+    b, r2p, c, r2e = fit(used)
+    tb, tr2p, tc, tr2e = fit(used[-3:])
     (n1, t1), (n2, t2) = used[-2], used[-1]
-    b, r2p, c, r2e = f
-    # The same two fits over the three largest members only: the small members, where fixed costs other
-    # than the process floor still weigh, bend a fit over the whole range.
-    tb, tr2p, tc, tr2e = fit([(n, t + floor) for n, t in used[-3:]], floor)
     return dict(ns=[n for n, _ in used], b=b, r2p=r2p, c=c, r2e=r2e, better="power" if r2p >= r2e else "exponential",
-                tail_ns=[n for n, _ in used[-3:]], tail_b=tb, tail_r2p=tr2p, tail_c=tc, tail_r2e=tr2e,
+                tail_b=tb, tail_r2p=tr2p, tail_c=tc, tail_r2e=tr2e,
                 tail_better="power" if tr2p >= tr2e else "exponential",
                 local_b=math.log(t2 / t1) / math.log(n2 / n1), local_c=(t2 / t1) ** (1 / (n2 - n1)))
 
