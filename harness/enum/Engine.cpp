@@ -111,10 +111,11 @@ class Enumerator {
           "abandoned for the other order, {} core checks, {} candidates, {} states, {} partial candidates "
           "of a recorded state left out ({} flag bounds computed at a node), {} path choices refuted by one or two "
           "locations' decisions (in {} search nodes), {} model runs explaining a failure, {} backjumps, {} model runs "
-          "replayed, {} failures recognised without the model, {} cores taken as open from an earlier path choice\n",
+          "replayed, {} failures recognised without the model, {} cores taken as open from an earlier path choice, "
+          "{} nodes reached by a decision with one alternative not checked\n",
           skeletons_, nodes_, maxSkeletonEvents_, maxSkeletonNodes_, abandoned_, coreEvals_, candidates_,
           res.states.size(), leftOut_, flagBounds_, projRefuted_, projNodes_, explainEvals_, jumps_, replayed_,
-          noGoodHits_, coresShared_);
+          noGoodHits_, coresShared_, forcedSkipped_);
     return res;
   }
 
@@ -276,7 +277,8 @@ class Enumerator {
     for (auto& log : replay_) log.clear();
     decisionLocs_.clear();
     resetSearch();
-    leaveOut_ = !opts_.countExecutions && stateOfReads && possibleFlags(required_);
+    leaveOut_ = !opts_.countExecutions && stateOfReads;
+    requiredKnown_ = false;
     // Three decision orders (orderSteps); none is best on every test. The search starts with one and a
     // node budget; while it has evaluated no complete candidate (so that nothing was recorded yet), a
     // search that spends its budget without reaching a deeper decision is abandoned for the next order,
@@ -284,7 +286,8 @@ class Enumerator {
     // runs to its end. While states rather than executions are sought, a fourth order, ByState, comes
     // first until it is abandoned once in this test.
     uint64_t limit = std::max<uint64_t>(1, opts_.orderNodeBudget);
-    const bool stateFirst = leaveOut_ && std::find(stateRead_.begin(), stateRead_.end(), 1) != stateRead_.end();
+    const bool stateFirst =
+        leaveOut_ && byState_ && std::find(stateRead_.begin(), stateRead_.end(), 1) != stateRead_.end() && pathFlags();
     if (stateFirst && byState_) {
       // Reads decided before co (ByState) are checked against the co pairs every allowed execution has:
       // two writes of a location one order of which fails a check for good by itself (the core of
@@ -415,6 +418,7 @@ class Enumerator {
     attemptDepthAt_ = 0;
     attemptLimit_ = limit;
     stepDone_.assign(steps_.size(), 0);
+    forced_.assign(steps_.size(), 0);
     nodeKnown_.assign(reads_.size(), 0);
     ev_.reset();
     propagate(nodeKnown_);
@@ -593,6 +597,7 @@ class Enumerator {
     const size_t pick = pickStep(why);
     if (pick == SIZE_MAX) return why;  // a read none of whose sources can be completed
     stepDone_[pick] = 1;
+    forced_[i] = forcedPick_ && opts_.skipForcedChecks;
     decisionLocs_.push_back(steps_[pick].loc);
     why = descendStep(i, pick);
     decisionLocs_.pop_back();
@@ -604,6 +609,7 @@ class Enumerator {
   // SIZE_MAX), is decided first; otherwise the first step of the order not taken yet.
   // (`why`: the reasons of the dead read's sources).
   size_t pickStep(BitSet& why) {
+    forcedPick_ = false;
     size_t first = SIZE_MAX;
     for (size_t s = 0; s < steps_.size(); ++s) {
       if (stepDone_[s]) continue;
@@ -611,7 +617,10 @@ class Enumerator {
       if (steps_[s].kind != Step::Rf) continue;
       const int left = sourcesLeft(steps_[s].index, 2, &why);
       if (left == 0) return SIZE_MAX;
-      if (left == 1) return s;
+      if (left == 1) {
+        forcedPick_ = true;
+        return s;
+      }
     }
     return first;
   }
@@ -716,6 +725,12 @@ class Enumerator {
         const size_t loc = st.loc;
         const auto& ws = sk_->writesByLoc[loc];
         std::vector<int>& order = order_[loc];
+        if (opts_.skipForcedChecks) {  // the last write to place, unless an RMW's (whose read has sources)
+          auto unplaced = [&](int wi) { return !placed_[static_cast<size_t>(wi)]; };
+          auto it = std::find_if(ws.begin(), ws.end(), unplaced);
+          forced_[i] = it != ws.end() && std::find_if(std::next(it), ws.end(), unplaced) == ws.end() &&
+                       rmwRead_[static_cast<size_t>(*it)] < 0;
+        }
         for (int wi : ws) {
           const auto w = static_cast<size_t>(wi);
           if (placed_[w]) continue;  // placed before, or the init write
@@ -909,6 +924,12 @@ class Enumerator {
       }
       return true;
     }
+    // A decision with one alternative: the next node's check (or the complete candidate's evaluation)
+    // covers this one, a failure being for good (EnumOptions::skipForcedChecks).
+    if (forced_[step]) {
+      ++forcedSkipped_;
+      return true;
+    }
     // A search restarted in an order it was abandoned in retraces the same nodes first (nothing it depends
     // on changed: states are recorded only by a search that runs to its end): their model results and
     // explanations are taken from its log.
@@ -1054,7 +1075,7 @@ class Enumerator {
   // placed in co) and already recorded with every flag an execution of this path choice may raise
   // (required_). Such a completion, if allowed, adds nothing to the result.
   bool recordedState(const std::vector<char>& known) {
-    if (!leaveOut_ || states_.empty()) return false;
+    if (!leaveOut_ || states_.empty()) return false;  // (leaveOut_ may still turn false: pathFlags)
     for (size_t k = 0; k < reads_.size(); ++k)
       if (stateRead_[k] && !known[k]) return false;
     for (size_t loc : stateLocs_)
@@ -1066,7 +1087,7 @@ class Enumerator {
             if (d >= 0 && !known[static_cast<size_t>(d)]) return false;
       }
     auto it = states_.find(spec_.key(stateValues(co_)));
-    if (it == states_.end()) return false;
+    if (it == states_.end() || !pathFlags()) return false;
     auto recorded = [&](const std::string& f) { return it->second.flags.count(f) != 0; };
     if (std::all_of(required_.begin(), required_.end(), recorded)) return true;
     // The path choice's bound names a flag the state lacks (ptx.cat's data-race before the barriers'
@@ -1074,6 +1095,30 @@ class Enumerator {
     ++flagBounds_;
     std::vector<std::string> here;
     return possibleFlags(here, &known) && std::all_of(here.begin(), here.end(), recorded);
+  }
+
+  // Whether partial candidates of a recorded state may be left out in this path choice, with required_
+  // set: the flags an execution of the path choice may raise (possibleFlags on the partial execution with
+  // nothing decided). Computed when first needed: most path choices of a pipeline block and record no
+  // state (a bound costs a run of the model).
+  bool pathFlags() {
+    if (requiredKnown_) return leaveOut_;
+    requiredKnown_ = true;
+    std::vector<char> placed = placed_;
+    std::vector<int> src = src_;
+    BitMatrix rf = rf_, co = co_;
+    placed_.assign(n_, 0);
+    for (const auto& ws : sk_->writesByLoc)
+      if (!ws.empty() && sk_->event(static_cast<size_t>(ws[0])).isInit) placed_[static_cast<size_t>(ws[0])] = 1;
+    src_.assign(reads_.size(), -1);
+    rf_ = BitMatrix(n_);
+    co_ = initCo_;
+    leaveOut_ = leaveOut_ && possibleFlags(required_);
+    placed_ = std::move(placed);
+    src_ = std::move(src);
+    rf_ = std::move(rf);
+    co_ = std::move(co);
+    return leaveOut_;
   }
 
   // The flags an allowed completion of the partial execution may raise, into `out`: the path choice's own
@@ -1475,11 +1520,15 @@ class Enumerator {
   std::vector<std::vector<int>> guardReads_;  // per guard of sk_: the reads (indices in reads_) it uses
   std::vector<std::vector<size_t>> readGuards_;  // per read (index in reads_): the guards that use it
   std::vector<char> stepDone_;                   // per step of steps_: taken on the current search path
-  std::vector<char> nodeKnown_;                  // per read: value resolved at the current search node
-  std::vector<char> stateRead_;                  // per read: its value is part of the final state
-  std::vector<size_t> stateLocs_;                // the locations the final state names
-  bool leaveOut_ = false;                        // partial candidates of a recorded state are left out (recordedState)
-  std::vector<std::string> required_;            // the flags an execution of this path choice may raise (possibleFlags)
+  std::vector<char> forced_;           // per depth of the current search path: its decision had one alternative
+  bool forcedPick_ = false;            // pickStep's last pick was a read with one source left
+  uint64_t forcedSkipped_ = 0;         // model runs left out after such a decision (EnumOptions::skipForcedChecks)
+  std::vector<char> nodeKnown_;        // per read: value resolved at the current search node
+  std::vector<char> stateRead_;        // per read: its value is part of the final state
+  std::vector<size_t> stateLocs_;      // the locations the final state names
+  bool leaveOut_ = false;              // partial candidates of a recorded state are left out (recordedState)
+  std::vector<std::string> required_;  // the flags an execution of this path choice may raise (pathFlags)
+  bool requiredKnown_ = false;         // pathFlags has computed required_
   // One decision of the search: the place of a write in co, the source of a read, or the sc order.
   struct Step {
     enum Kind { Append, Rf, Sc } kind;

@@ -51,6 +51,11 @@ struct EnumOptions {
   /// for the same events, as open without the model (docs/design.md "The enum engine's search"). Off: every
   /// path choice checks its cores (for tests).
   bool shareOpenCores = true;
+  /// Leave out the model's check on a node reached by a decision with one alternative (a read with one
+  /// possible source left, the last write of a location to place that is no RMW's): the next node's
+  /// check, or the complete candidate's exact evaluation, fails where it would, a failure being for good
+  /// (docs/design.md "The enum engine's search"). Off: every node is checked (for tests).
+  bool skipForcedChecks = true;
   double timeoutSeconds = 0;                  ///< 0 = none; exceeded → Status::Timeout
   const std::atomic<bool>* cancel = nullptr;  ///< set by the caller to stop early (→ Unknown)
 };

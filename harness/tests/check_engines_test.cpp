@@ -616,6 +616,15 @@ TEST_CASE("enum: cores found open in an earlier path choice are taken as open, w
   sameWithoutOnPipelines(&enumeration::EnumOptions::shareOpenCores);
 }
 
+TEST_CASE("enum: a node reached by a decision with one alternative is not checked, with the same results",
+          "[check][enum]") {
+  // The model's check is left out on a node whose decision had one alternative (a read with one source left,
+  // a location's last write to place that is no RMW's): the next node's check or the complete candidate's
+  // evaluation fails where it would (docs/design.md "The enum engine's search"). States, flags and execution
+  // counts must be smt's and those of the search that checks every node, counting executions or not.
+  sameWithoutOnPipelines(&enumeration::EnumOptions::skipForcedChecks);
+}
+
 TEST_CASE("smt: under a deadline the encoding reaches Z3 in parts, with the same results", "[check][smt]") {
   // A deadline makes the engine have Z3 take in the encoding up to each of the model's checks, with a check
   // that is unsat at once in between (smt/Engine.cpp flushPending); every result must be as without one: the
