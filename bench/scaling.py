@@ -11,7 +11,9 @@ past the timeout with an engine, the larger members of that family and K are not
 members are run with `--max-states 1000000` (the default limit of 4096 states is a safety net that several of
 them pass). The members that measure the growth in N with few stages (ring, K <= 2, N > 2K+1) are run with the
 smt engine once per seed of Z3 (`--smt-seed 1..--seeds`), and their time is the median: Z3's search varies
-with the seed. Prints a Markdown section for docs/performance.md on stdout.
+with the seed. The engine `enum-all` is the enum engine with the path choices of a test searched on every
+hardware thread (`-j0` instead of `-j1`: docs/design.md "Path choices in batches"), run on the members the
+targets name (every member but the growth members). Prints a Markdown section for docs/performance.md on stdout.
 
 Usage: /usr/bin/python3 bench/scaling.py [PTXMM] [MODEL] [--timeout S] [--png PATH] [--csv PATH] [SIZES...]
        /usr/bin/python3 bench/scaling.py --from-csv PATH [--png PATH]   (plot and report measurements kept by --csv)
@@ -36,13 +38,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def run_member(ptxmm, model, path, engine, timeout, extra=()):
-    """Returns (wall seconds, peak RSS MiB or None, result text)."""
+    """Returns (wall seconds, peak RSS MiB or None, result text). engine: smt, enum, or enum-all (enum, -j0)."""
     with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
         # No --timeout: a deadline changes how the smt engine hands its encoding to Z3 (docs/design.md
         # "Resource budgets"), and the members are measured as a user runs them. The benchmark's own
         # deadline kills the process group instead.
-        cmd = ["/usr/bin/time", "-f", "%M", "-o", rss.name, ptxmm, "check", "--engine", engine, "--model", model,
-               "-j1", "--json", *extra, path]
+        cmd = ["/usr/bin/time", "-f", "%M", "-o", rss.name, ptxmm, "check", "--engine", engine.split("-")[0],
+               "--model", model, "-j0" if engine.endswith("-all") else "-j1", "--json", *extra, path]
         t0 = time.monotonic()
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
         try:
@@ -184,7 +186,7 @@ def main():
     ap.add_argument("--csv", default=None, help="also write the measurements to this CSV file")
     ap.add_argument("--from-csv", default=None, help="plot and report the measurements of a CSV file of --csv "
                     "instead of running anything")
-    ap.add_argument("--engines", default="smt,enum")
+    ap.add_argument("--engines", default="smt,enum,enum-all", help="of smt, enum, enum-all (default: all three)")
     ap.add_argument("--seeds", type=int, default=3, help="smt on the growth members (ring, K <= 2, N > 2K+1): the "
                     "median of this many runs with --smt-seed 1..SEEDS (default 3; 1: one run with the default seed)")
     ap.add_argument("--self-test", action="store_true", help="check the growth fit on synthetic times and exit")
@@ -231,6 +233,9 @@ def measure(a, ap):
         ap.error(gen.stderr.strip().splitlines()[-1] if gen.stderr.strip() else "gen-pipelines.py failed")
     rows = []
     engines = a.engines.split(",")
+    for engine in engines:
+        if engine not in ("smt", "enum", "enum-all"):
+            ap.error(f"--engines: '{engine}' is not one of smt, enum, enum-all")
     floors = {engine: floor_of(a.ptxmm, a.model, engine) for engine in engines}
     timedOut = {}  # (family, K, engine) -> the smallest N that ran past the timeout
     for line in gen.stdout.splitlines():
@@ -242,6 +247,8 @@ def measure(a, ap):
             else:
                 extra = ["--max-states", "1000000"] if fam == "cow" else []
                 growthMember = fam == "ring" and int(k) <= 2 and int(n) > 2 * int(k) + 1
+                if engine == "enum-all" and growthMember:
+                    continue
                 if engine == "smt" and growthMember and a.seeds > 1:
                     wall, mem, res = run_seeds(a, path, extra)
                 else:
@@ -269,7 +276,7 @@ def plot(rows, png, timeout, floors):
     colors = dict(zip(fams, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
     # Size panels: one point per member and engine (members of one family differ in K and N).
     for fam in fams:
-        for engine, marker in (("smt", "o"), ("enum", "x")):
+        for engine, marker in (("smt", "o"), ("enum", "x"), ("enum-all", "+")):
             pts = [r for r in rows if r["family"] == fam and r["engine"] == engine and r["wall"] is not None]
             if not pts:
                 continue
@@ -309,7 +316,7 @@ def plot(rows, png, timeout, floors):
     axes[1].set_xlabel("instructions in the test")
     axes[2].set_xlabel("iterations N")
     axes[1].set_ylabel("peak RSS [MiB]")
-    axes[0].set_title("time against size (o smt, x enum)")
+    axes[0].set_title("time against size (o smt, x enum, + enum on every thread)")
     axes[1].set_title("peak memory against size")
     axes[2].set_title("growth in N at fixed K, log-log (- smt, -- enum)")
     axes[1].legend(fontsize=7, ncol=2)
@@ -349,7 +356,35 @@ def report(rows, a, floors):
               f"{g['c']:.2f} | {g['r2e']:.3f} | {g['better']} | {g['tail_b']:.2f}, {g['tail_r2p']:.3f} | "
               f"{g['tail_c']:.2f}, {g['tail_r2e']:.3f} | {g['tail_better']} | {g['local_b']:.2f} | {g['local_c']:.2f} |")
     print()
+    ratios(rows)
+    print()
     print(f"Plot: ![time and memory against size]({os.path.relpath(a.png, 'docs')})")
+
+
+def ratios(rows):
+    """The target "enum within 10x of smt": per member that smt finished, enum's wall time over smt's, on one
+    thread and on every hardware thread (enum-all)."""
+    by = {(r["member"], r["engine"]): r for r in rows}
+    members = [r for r in rows if r["engine"] == "smt" and r["wall"] is not None and
+               not r["result"].startswith(("timeout", "killed"))]
+    if not members or not any((m["member"], "enum") in by for m in members):
+        return
+    print(f"enum against smt (wall time ratios; enum-all: the path choices on every hardware thread, "
+          f"{os.cpu_count()} here):")
+    print()
+    print("| member | smt | enum | enum / smt | enum-all | enum-all / smt |")
+    print("|---|---|---|---|---|---|")
+    for m in members:
+        cells = []
+        for engine in ("enum", "enum-all"):
+            r = by.get((m["member"], engine))
+            if r is None or r["wall"] is None:
+                cells += ["–", "–"]
+            elif r["result"].startswith(("timeout", "killed")):
+                cells += [r["result"], "–"]
+            else:
+                cells += [f"{r['wall']:.2f} s", f"{r['wall'] / m['wall']:.1f}x"]
+        print(f"| {m['member']} | {m['wall']:.2f} s | {' | '.join(cells)} |")
 
 
 if __name__ == "__main__":

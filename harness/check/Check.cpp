@@ -127,6 +127,7 @@ Verdict checkTest(const litmus::Test& test, const cat::Model& model, const std::
         eo.witnesses = options.witnesses;
         eo.maxStates = options.maxStates;
         eo.countExecutions = options.countExecutions;
+        eo.threads = options.enumThreads;
         // The test's deadline is polled through the installed budget; in both mode the enum engine also
         // has a budget of its own after which smt decides alone: at most half of what is left of the test's
         // time, so that smt always has the other half.

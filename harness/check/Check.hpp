@@ -38,6 +38,9 @@ struct CheckOptions {
   /// Both mode: budget of the enum engine (ms, 0 = the test's timeout or none). When it is spent the
   /// smt verdict is used and marked "not cross-checked" (Verdict::note).
   unsigned enumBudgetMs = 20000;
+  /// Threads of the enum engine (EnumOptions::threads): the suite gives a test the workers it has no other
+  /// test for (a single test: all of them).
+  int enumThreads = 1;
   /// Count every allowed execution of each state, as herd7 does (slower; in both mode the enum engine
   /// counts); else each state counts 1 (Verdict::countsAreExecutions false).
   bool countExecutions = false;

@@ -324,6 +324,9 @@ TestOutcome checkOne(SuiteWork& w, size_t i, z3::context* ctx, std::shared_ptr<v
   }
   CheckOptions co = options.check;
   co.releaseLater = releaseLater;
+  // The workers no other test needs (runSuite: one per test at most) search this one's path choices.
+  co.enumThreads =
+      std::max(1, workerCount(SIZE_MAX, options.jobs) / static_cast<int>(std::max<size_t>(1, w.files.size())));
   Verdict v = checkTest(*parsed.test, model, modelName, co, ctx);
   if (!describeVerdict(v, file, options, o)) return o;
   if (!v.note.empty()) o.diag += fmt::format("NOTE {}: {}\n", file.string(), v.note);

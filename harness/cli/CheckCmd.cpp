@@ -56,7 +56,10 @@ void addCheckCommand(CLI::App& app, int& exitCode) {
   cmd->add_option("--sarif", args->sarif,
                   "also write a SARIF 2.1.0 log to FILE (races, UB, deadlocks, wrong and undecided verdicts)");
   cmd->add_option("--dot", args->dotDir, "write Graphviz witness graphs into DIR");
-  cmd->add_option("-j,--jobs", args->jobs, "parallel workers (default: all cores)")->check(CLI::Range(0, 1024));
+  cmd->add_option(
+         "-j,--jobs", args->jobs,
+         "parallel workers (default: all cores); those no other test needs search a test's path choices (enum)")
+      ->check(CLI::Range(0, 1024));
   cmd->add_option("--max-events", args->maxEvents, "refuse tests with more events than this (status unknown)");
   cmd->add_option("--max-states", args->maxStates,
                   "give up (status unknown) on a test with more distinct final states than this (either engine)")

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <map>
+#include <memory>
+#include <numeric>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -20,6 +22,7 @@
 #include "events/Builtins.hpp"
 #include "events/Skeleton.hpp"
 #include "support/Budget.hpp"
+#include "support/Parallel.hpp"
 
 namespace ptxmm::enumeration {
 
@@ -33,10 +36,34 @@ struct Stop {
   std::string why;
 };
 
+using States = std::map<std::string, outcome::StateResult>;
+
+// What every path choice of a batch starts from (runPathChoices): what the batches before it found, and
+// the search's own learning (the ByState order still tried, the model checks' failure counts and their
+// rank, the cores found open). Each path choice of the batch starts from the same, so that its result,
+// its witnesses included, depends neither on the thread that runs it nor on what that thread ran before.
+struct Inherited {
+  States states;
+  std::unordered_set<uint64_t> openCores;
+  bool byState = true;
+  std::vector<uint64_t> checkFails;
+  std::vector<uint32_t> checkRank;
+  uint64_t openRuns = 0;
+};
+
+// What one path choice added to what it started from (merged in path-choice order: runPathChoices).
+struct Found {
+  States states;  // the states it reached (an inherited one with its flags and witness, executions its own)
+  std::unordered_set<uint64_t> openCores;
+  bool byState = true;
+  std::vector<uint64_t> checkFails;  // the failures it added, per check
+  uint64_t openRuns = 0;
+};
+
 class Enumerator {
  public:
   Enumerator(const events::EventProgram& prog, const cat::Model& model, const outcome::StateSpec& spec,
-             const EnumOptions& opts)
+             const EnumOptions& opts, Clock::time_point t0 = Clock::now(), const std::atomic<bool>* stopAll = nullptr)
       : prog_(prog),
         spec_(spec),
         opts_(opts),
@@ -45,7 +72,8 @@ class Enumerator {
         iinterp_(model, concrete::engineInterpreterOptions()),
         ev_(prog.exprs),
         fev_(prog.exprs),
-        t0_(Clock::now()),
+        t0_(t0),
+        stopAll_(stopAll),
         byState_(!opts.countExecutions) {
     const auto& names = interp_.builtinNames();
     useSc_ = std::find(names.begin(), names.end(), events::builtinName(events::Builtin::sc)) != names.end();
@@ -58,68 +86,78 @@ class Enumerator {
     if (guessDomain_.size() > 32) guessDomain_.resize(32);
   }
 
-  outcome::EngineResult run() {
-    outcome::EngineResult res;
-    try {
-      events::forEachPathChoice(prog_, [&](const std::vector<int>& choice) {
-        const uint64_t n0 = nodes_;
-        const auto tc0 = Clock::now();
-        const uint64_t c0 = candidates_, a0 = abandoned_, l0 = leftOut_;
-        runSkeleton(events::buildSkeleton(prog_, choice));
-        ++skeletons_;
-        if (statsPerChoice_) {  // PTXMM_ENUM_STATS=2: one line per path choice
-          std::string d;
-          for (size_t t = 0; t < choice.size(); ++t) {
-            const events::Path& p = prog_.paths[t][static_cast<size_t>(choice[t])];
-            d += fmt::format(" P{}:{}{}", t, choice[t],
-                             p.end == events::PathEnd::Normal    ? ""
-                             : p.end == events::PathEnd::Blocked ? "(blocked)"
-                                                                 : "(cut)");
-          }
-          fmt::print(stderr,
-                     "enum path choice{}: {} events, {} search nodes, {} candidates, {} searches abandoned, {} left "
-                     "out, {:.3f} s\n",
-                     d, n_, nodes_ - n0, candidates_ - c0, abandoned_ - a0, leftOut_ - l0,
-                     std::chrono::duration<double>(Clock::now() - tc0).count());
-        }
-        if (nodes_ - n0 > maxSkeletonNodes_) {
-          maxSkeletonNodes_ = nodes_ - n0;
-          maxSkeletonEvents_ = n_;
-        }
-        return true;
-      });
-    } catch (const Stop& s) {
-      res.status = s.status;
-      res.message = s.why;
-    } catch (const BudgetExceeded& e) {  // the test's time or memory budget (support/Budget.hpp)
-      res.status = outcome::budgetStatus(e);
-      res.message = fmt::format("{} ({} candidates examined)", e.what(), candidates_);
-    } catch (const DiagnosticError& e) {
-      res.status = outcome::Status::Error;
-      res.message = e.what();
-    }
-    for (auto& [key, st] : states_) {
-      if (!opts_.countExecutions) st.executions = 1;  // its other executions were not all visited
-      res.states.push_back(std::move(st));
-    }
-    res.countsAreExecutions = opts_.countExecutions;
-    res.candidates = candidates_;
-    if (std::getenv("PTXMM_ENUM_STATS") != nullptr)
-      fmt::print(
-          stderr,
-          "enum stats: {} path choices, {} search nodes (largest path choice: {} events, {} nodes), {} searches "
-          "abandoned for the other order, {} core checks, {} candidates, {} states, {} partial candidates "
-          "of a recorded state left out ({} flag bounds computed at a node), {} path choices refuted by one or two "
-          "locations' decisions (in {} search nodes), {} model runs explaining a failure, {} backjumps, {} model runs "
-          "replayed, {} failures recognised without the model, {} cores taken as open from an earlier path choice, "
-          "{} nodes reached by a decision with one alternative not checked\n",
-          skeletons_, nodes_, maxSkeletonEvents_, maxSkeletonNodes_, abandoned_, coreEvals_, candidates_,
-          res.states.size(), leftOut_, flagBounds_, projRefuted_, projNodes_, explainEvals_, jumps_, replayed_,
-          noGoodHits_, coresShared_, forcedSkipped_);
-    return res;
+  // One path choice (runPathChoices), from what `from` holds; what it found.
+  Found runChoiceFrom(const std::vector<int>& choice, const Inherited& from) {
+    base_ = &from;
+    states_.clear();
+    openCores_.clear();
+    statesFound_ = 0;
+    byState_ = from.byState;
+    checkFails_ = from.checkFails;
+    checkRank_ = from.checkRank;
+    openRuns_ = from.openRuns;
+    runChoice(choice);
+    base_ = nullptr;
+    Found f;
+    f.states = std::move(states_);
+    states_.clear();
+    f.openCores = std::move(openCores_);
+    openCores_.clear();
+    f.byState = byState_;
+    f.checkFails = checkFails_;
+    for (size_t c = 0; c < f.checkFails.size() && c < from.checkFails.size(); ++c)
+      f.checkFails[c] -= from.checkFails[c];
+    f.openRuns = openRuns_ - from.openRuns;
+    return f;
+  }
+
+  [[nodiscard]] uint64_t candidates() const { return candidates_; }
+
+  // PTXMM_ENUM_STATS: the counts of the search (docs/performance.md).
+  void printStats(size_t states, std::string_view who) const {
+    if (std::getenv("PTXMM_ENUM_STATS") == nullptr) return;
+    fmt::print(
+        stderr,
+        "enum stats{}: {} path choices, {} search nodes (largest path choice: {} events, {} nodes), {} searches "
+        "abandoned for the other order, {} core checks, {} candidates, {} states, {} partial candidates "
+        "of a recorded state left out ({} flag bounds computed at a node), {} path choices refuted by one or two "
+        "locations' decisions (in {} search nodes), {} model runs explaining a failure, {} backjumps, {} model runs "
+        "replayed, {} failures recognised without the model, {} cores taken as open from an earlier path choice, "
+        "{} nodes reached by a decision with one alternative not checked\n",
+        who, skeletons_, nodes_, maxSkeletonEvents_, maxSkeletonNodes_, abandoned_, coreEvals_, candidates_, states,
+        leftOut_, flagBounds_, projRefuted_, projNodes_, explainEvals_, jumps_, replayed_, noGoodHits_, coresShared_,
+        forcedSkipped_);
   }
 
  private:
+  // One path choice: its skeleton searched (runSkeleton).
+  void runChoice(const std::vector<int>& choice) {
+    const uint64_t n0 = nodes_;
+    const auto tc0 = Clock::now();
+    const uint64_t c0 = candidates_, a0 = abandoned_, l0 = leftOut_;
+    runSkeleton(events::buildSkeleton(prog_, choice));
+    ++skeletons_;
+    if (statsPerChoice_) {  // PTXMM_ENUM_STATS=2: one line per path choice
+      std::string d;
+      for (size_t t = 0; t < choice.size(); ++t) {
+        const events::Path& p = prog_.paths[t][static_cast<size_t>(choice[t])];
+        d += fmt::format(" P{}:{}{}", t, choice[t],
+                         p.end == events::PathEnd::Normal    ? ""
+                         : p.end == events::PathEnd::Blocked ? "(blocked)"
+                                                             : "(cut)");
+      }
+      fmt::print(stderr,
+                 "enum path choice{}: {} events, {} search nodes, {} candidates, {} searches abandoned, {} left "
+                 "out, {:.3f} s\n",
+                 d, n_, nodes_ - n0, candidates_ - c0, abandoned_ - a0, leftOut_ - l0,
+                 std::chrono::duration<double>(Clock::now() - tc0).count());
+    }
+    if (nodes_ - n0 > maxSkeletonNodes_) {
+      maxSkeletonNodes_ = nodes_ - n0;
+      maxSkeletonEvents_ = n_;
+    }
+  }
+
   void tick() {
     ++candidates_;
     budget();
@@ -130,6 +168,7 @@ class Enumerator {
     pollBudget("enum engine");
     if (((candidates_ + nodes_) & 255) != 0) return;
     if (opts_.cancel && opts_.cancel->load()) throw Stop{outcome::Status::Unknown, "cancelled"};
+    if (stopAll_ && stopAll_->load()) throw Stop{outcome::Status::Unknown, "another thread of the engine stopped"};
     if (opts_.maxCandidates && candidates_ > opts_.maxCandidates)
       throw Stop{outcome::Status::Unknown, fmt::format("more than {} candidate executions", opts_.maxCandidates)};
     if (opts_.maxNodes && nodes_ > opts_.maxNodes)
@@ -1075,7 +1114,8 @@ class Enumerator {
   // placed in co) and already recorded with every flag an execution of this path choice may raise
   // (required_). Such a completion, if allowed, adds nothing to the result.
   bool recordedState(const std::vector<char>& known) {
-    if (!leaveOut_ || states_.empty()) return false;  // (leaveOut_ may still turn false: pathFlags)
+    if (!leaveOut_ || (states_.empty() && (base_ == nullptr || base_->states.empty())))
+      return false;  // (leaveOut_ may still turn false: pathFlags)
     for (size_t k = 0; k < reads_.size(); ++k)
       if (stateRead_[k] && !known[k]) return false;
     for (size_t loc : stateLocs_)
@@ -1086,15 +1126,38 @@ class Enumerator {
           for (int d : writeDeps_[w])
             if (d >= 0 && !known[static_cast<size_t>(d)]) return false;
       }
-    auto it = states_.find(spec_.key(stateValues(co_)));
-    if (it == states_.end() || !pathFlags()) return false;
-    auto recorded = [&](const std::string& f) { return it->second.flags.count(f) != 0; };
+    const outcome::StateResult* st = findState(spec_.key(stateValues(co_)));
+    if (st == nullptr || !pathFlags()) return false;
+    auto recorded = [&](const std::string& f) { return st->flags.count(f) != 0; };
     if (std::all_of(required_.begin(), required_.end(), recorded)) return true;
     // The path choice's bound names a flag the state lacks (ptx.cat's data-race before the barriers'
     // waits have their sources): the node's own bound, tighter with what is decided, may rule it out.
     ++flagBounds_;
     std::vector<std::string> here;
     return possibleFlags(here, &known) && std::all_of(here.begin(), here.end(), recorded);
+  }
+
+  // The recorded state of key `key`: this path choice's, or else the inherited one; nullptr if none.
+  const outcome::StateResult* findState(const std::string& key) const {
+    if (auto it = states_.find(key); it != states_.end()) return &it->second;
+    if (base_ != nullptr)
+      if (auto it = base_->states.find(key); it != base_->states.end()) return &it->second;
+    return nullptr;
+  }
+
+  // The entry of state `key` to record an execution in (`fresh`: the state was not recorded before). An
+  // inherited state is copied with its flags and witness, and no execution of its own.
+  outcome::StateResult& stateEntry(const std::string& key, const std::vector<int64_t>& vals, bool& fresh) {
+    if (base_ != nullptr && states_.count(key) == 0)
+      if (auto it = base_->states.find(key); it != base_->states.end()) {
+        outcome::StateResult& st = states_.emplace(key, it->second).first->second;
+        st.executions = 0;
+        fresh = false;
+        return st;
+      }
+    outcome::StateResult& st = concrete::stateEntry(states_, key, vals, spec_, fresh);
+    if (fresh) ++statesFound_;
+    return st;
   }
 
   // Whether partial candidates of a recorded state may be left out in this path choice, with required_
@@ -1266,7 +1329,8 @@ class Enumerator {
     auto [it, fresh] = cores_.try_emplace(key, false);
     if (!fresh) return it->second;
     const uint64_t global = globalCoreKey(key);
-    if (opts_.shareOpenCores && openCores_.count(global) != 0) {
+    if (opts_.shareOpenCores &&
+        (openCores_.count(global) != 0 || (base_ != nullptr && base_->openCores.count(global) != 0))) {
       ++coresShared_;
       return false;
     }
@@ -1422,8 +1486,8 @@ class Enumerator {
       leafAllowed_ = true;
       std::vector<int64_t> vals = stateValues(co);
       bool fresh = false;
-      outcome::StateResult& st = concrete::stateEntry(states_, spec_.key(vals), vals, spec_, fresh);
-      if (fresh && opts_.maxStates && states_.size() > opts_.maxStates)
+      outcome::StateResult& st = stateEntry(spec_.key(vals), vals, fresh);
+      if (fresh && opts_.maxStates && statesFound_ + (base_ != nullptr ? base_->states.size() : 0) > opts_.maxStates)
         throw Stop{outcome::Status::Unknown, fmt::format("more than {} distinct final states", opts_.maxStates)};
       ++st.executions;
       const size_t flagsBefore = st.flags.size();
@@ -1450,6 +1514,9 @@ class Enumerator {
   concrete::Evaluator ev_;
   concrete::Evaluator fev_;  // sourcesLeft's evaluator (ev_ keeps the node's values)
   Clock::time_point t0_;
+  const std::atomic<bool>* stopAll_;  // set when another thread of the run stopped (runPathChoices)
+  const Inherited* base_ = nullptr;   // what the current path choice starts from (runChoiceFrom)
+  size_t statesFound_ = 0;            // states the current path choice recorded fresh (not inherited)
   bool useSc_ = false;
   std::vector<int64_t> guessDomain_;
   uint64_t candidates_ = 0;   // complete executions evaluated
@@ -1554,13 +1621,120 @@ class Enumerator {
   std::vector<std::vector<int64_t>> solutions_;  // read values (by EventId) of the consistent solutions
 };
 
+// Adds what a path choice found (runChoiceFrom) to what the path choices before it found, as an execution
+// is recorded (Enumerator::recordSolution): a new state as it is; for a state recorded before, its
+// executions, and its flags with the witness that raised the new ones.
+void mergeFound(Inherited& into, Found&& f) {
+  for (auto& [key, st] : f.states) {
+    auto [it, inserted] = into.states.try_emplace(key);
+    if (inserted) {
+      it->second = std::move(st);
+      continue;
+    }
+    outcome::StateResult& to = it->second;
+    to.executions += st.executions;
+    const bool more =
+        std::any_of(st.flags.begin(), st.flags.end(), [&](const std::string& x) { return to.flags.count(x) == 0; });
+    if (!more) continue;
+    to.flags.insert(st.flags.begin(), st.flags.end());
+    for (auto& [check, w] : st.flagWitness) to.flagWitness.try_emplace(check, std::move(w));
+    if (st.witness) outcome::replaceWitness(to, std::move(*st.witness));
+  }
+  into.openCores.insert(f.openCores.begin(), f.openCores.end());
+  into.byState = into.byState && f.byState;
+  if (into.checkFails.size() < f.checkFails.size()) into.checkFails.resize(f.checkFails.size(), 0);
+  for (size_t c = 0; c < f.checkFails.size(); ++c) into.checkFails[c] += f.checkFails[c];
+  into.openRuns += f.openRuns;
+}
+
+// The path choices, on `threads` threads (docs/design.md "Path choices in batches"): in batches of 1, 2,
+// 4, ... up to kBatch path choices, each path choice searched by one thread's Enumerator from what the
+// batches before found (Inherited), the largest (most events) first; what they found is merged in
+// path-choice order after the batch. The result, witnesses included, is the same whatever the number of
+// threads and their timing.
+outcome::EngineResult runPathChoices(const events::EventProgram& program, const cat::Model& model,
+                                     const outcome::StateSpec& spec, const EnumOptions& options, int threads) {
+  constexpr size_t kBatch = 1024;
+  size_t batchSize = 1;  // doubles after each batch, up to kBatch
+  const auto t0 = Clock::now();
+  std::atomic<bool> stopAll{false};
+  Budget* budget = currentBudget();  // shared: its counts are atomic
+  std::vector<std::unique_ptr<Enumerator>> workers(static_cast<size_t>(threads));
+  Inherited done;
+  done.byState = !options.countExecutions;
+  std::vector<std::vector<int>> batch;
+  auto flush = [&] {
+    std::vector<size_t> order(batch.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::vector<size_t> weight(batch.size(), 0);
+    for (size_t i = 0; i < batch.size(); ++i)
+      for (size_t t = 0; t < batch[i].size(); ++t)
+        weight[i] += program.paths[t][static_cast<size_t>(batch[i][t])].events.size();
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return weight[a] > weight[b]; });
+    std::vector<Found> found(batch.size());
+    parallelFor(batch.size(), threads, [&](size_t j, int w) {
+      std::optional<BudgetScope> scope;
+      if (budget != nullptr && currentBudget() != budget) scope.emplace(*budget);
+      try {
+        auto& e = workers[static_cast<size_t>(w)];
+        if (!e) e = std::make_unique<Enumerator>(program, model, spec, options, t0, &stopAll);
+        found[order[j]] = e->runChoiceFrom(batch[order[j]], done);
+      } catch (...) {
+        stopAll = true;
+        throw;
+      }
+    });
+    for (Found& f : found) mergeFound(done, std::move(f));
+    if (options.maxStates && done.states.size() > options.maxStates)
+      throw Stop{outcome::Status::Unknown, fmt::format("more than {} distinct final states", options.maxStates)};
+    // The checks' rank from their failures so far (Enumerator::modelOpen), for the next batch.
+    done.checkRank.resize(done.checkFails.size());
+    std::vector<uint32_t> byFails(done.checkFails.size());
+    std::iota(byFails.begin(), byFails.end(), 0);
+    std::stable_sort(byFails.begin(), byFails.end(),
+                     [&](uint32_t a, uint32_t b) { return done.checkFails[a] > done.checkFails[b]; });
+    for (size_t k = 0; k < byFails.size(); ++k) done.checkRank[byFails[k]] = static_cast<uint32_t>(k);
+    batch.clear();
+    batchSize = std::min(kBatch, batchSize * 2);
+  };
+  outcome::EngineResult res;
+  auto candidates = [&] {
+    uint64_t n = 0;
+    for (const auto& e : workers) n += e ? e->candidates() : 0;
+    return n;
+  };
+  try {
+    events::forEachPathChoice(program, [&](const std::vector<int>& choice) {
+      batch.push_back(choice);
+      if (batch.size() == batchSize) flush();
+      return true;
+    });
+    flush();
+  } catch (const Stop& s) {
+    res.status = s.status;
+    res.message = s.why;
+  } catch (const BudgetExceeded& e) {
+    res.status = outcome::budgetStatus(e);
+    res.message = fmt::format("{} ({} candidates examined)", e.what(), candidates());
+  }
+  for (auto& [key, st] : done.states) {
+    if (!options.countExecutions) st.executions = 1;
+    res.states.push_back(std::move(st));
+  }
+  res.countsAreExecutions = options.countExecutions;
+  res.candidates = candidates();
+  for (size_t w = 0; w < workers.size(); ++w)
+    if (workers[w]) workers[w]->printStats(res.states.size(), fmt::format(" (thread {})", w));
+  return res;
+}
+
 }  // namespace
 
 outcome::EngineResult runEnum(const events::EventProgram& program, const cat::Model& model,
                               const outcome::StateSpec& spec, const EnumOptions& options) {
   try {
-    Enumerator e(program, model, spec, options);
-    return e.run();
+    return runPathChoices(program, model, spec, options,
+                          workerCount(events::countPathChoices(program), options.threads));
   } catch (const DiagnosticError& e) {
     outcome::EngineResult r;
     r.status = outcome::Status::Error;

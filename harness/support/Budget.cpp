@@ -40,11 +40,12 @@ void Budget::checkFailed() const {
 
 void Budget::poll(std::string_view phase) {
   checkFailed();
-  if (memLimit_ > 0 && live_ > static_cast<int64_t>(memLimit_))
+  const int64_t live = allocated();
+  if (memLimit_ > 0 && live > static_cast<int64_t>(memLimit_))
     throw BudgetExceeded(BudgetExceeded::Memory,
                          fmt::format("{} in use during the {} exceeds the test's memory limit of {} (--memory)",
-                                     formatBytes(static_cast<uint64_t>(live_)), phase, formatBytes(memLimit_)));
-  if (timeout_ > 0 && (++polls_ & 15) == 0) checkTime(phase);
+                                     formatBytes(static_cast<uint64_t>(live)), phase, formatBytes(memLimit_)));
+  if (timeout_ > 0 && (polls_.fetch_add(1, std::memory_order_relaxed) & 15) == 15) checkTime(phase);
 }
 
 void Budget::checkTime(std::string_view phase) const {
@@ -56,13 +57,12 @@ void Budget::checkTime(std::string_view phase) const {
 void Budget::reserve(uint64_t bytes, std::string_view phase) {
   checkFailed();
   checkTime(phase);  // a large allocation is about to be made and filled: no need to wait for a later poll
-  if (memLimit_ > 0 && static_cast<uint64_t>(std::max<int64_t>(live_, 0)) + bytes > memLimit_)
-    throw BudgetExceeded(
-        BudgetExceeded::Memory,
-        fmt::format("the {} needs {} more while {} are in use: over the test's memory limit of {} "
-                    "(--memory)",
-                    phase, formatBytes(bytes), formatBytes(static_cast<uint64_t>(std::max<int64_t>(live_, 0))),
-                    formatBytes(memLimit_)));
+  const uint64_t live = static_cast<uint64_t>(std::max<int64_t>(allocated(), 0));
+  if (memLimit_ > 0 && live + bytes > memLimit_)
+    throw BudgetExceeded(BudgetExceeded::Memory,
+                         fmt::format("the {} needs {} more while {} are in use: over the test's memory limit of {} "
+                                     "(--memory)",
+                                     phase, formatBytes(bytes), formatBytes(live), formatBytes(memLimit_)));
 }
 
 BudgetScope::BudgetScope(Budget& budget) : previous_(tlsBudget) { tlsBudget = &budget; }

@@ -625,6 +625,33 @@ TEST_CASE("enum: a node reached by a decision with one alternative is not checke
   sameWithoutOnPipelines(&enumeration::EnumOptions::skipForcedChecks);
 }
 
+TEST_CASE("enum: path choices searched on several threads give the result of one thread, witnesses included",
+          "[check][enum]") {
+  // The path choices are searched in batches, each from what the batches before found, and merged in
+  // path-choice order (docs/design.md "Path choices in batches"): the verdict, every state's witness and its
+  // findings included, must not depend on the number of threads. clc-cutlass-pipeline-cta-scope: a state
+  // reached in several path choices with different flags (the witness that raised each).
+  for (const char* name : {"ringmc-K2-N3.litmus", "ring-K2-N5-wrong-parity4.litmus", "ring-K2-N5-no-release1.litmus",
+                           "ring-K1-N4.litmus", "litmus/clc/clc-cutlass-pipeline-cta-scope.litmus",
+                           "litmus/clc/clc-cutlass-pipeline-cluster-scope-no-fence.litmus"}) {
+    for (bool count : {false, true}) {
+      INFO(name << (count ? " --count" : ""));
+      auto pc = loadPtxCase(name);
+      if (!pc) FAIL("test data or model missing: " << name);
+      enumeration::EnumOptions eo;
+      eo.countExecutions = count;
+      std::string json[2];
+      for (int threads : {1, 0}) {
+        eo.threads = threads;
+        check::EngineResult r = enumeration::runEnum(pc->prog, pc->model, pc->spec, eo);
+        REQUIRE(r.status == check::Status::Ok);
+        json[threads == 1 ? 0 : 1] = check::verdictJson(check::makeVerdict(*pc->test, std::move(r)));
+      }
+      CHECK(json[0] == json[1]);
+    }
+  }
+}
+
 TEST_CASE("smt: under a deadline the encoding reaches Z3 in parts, with the same results", "[check][smt]") {
   // A deadline makes the engine have Z3 take in the encoding up to each of the model's checks, with a check
   // that is unsat at once in between (smt/Engine.cpp flushPending); every result must be as without one: the

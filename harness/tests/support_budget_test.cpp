@@ -32,6 +32,28 @@ TEST_CASE("a budget counts the allocations of its thread while installed", "[sup
   CHECK(b.allocated() < (1 << 20));
 }
 
+TEST_CASE("a budget installed on several threads counts all of their allocations", "[support][budget]") {
+  // The enum engine searches a test's path choices on several threads under the test's one budget.
+  Budget b(0, 0);
+  std::vector<std::unique_ptr<std::vector<char>>> held(4);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < held.size(); ++t)
+    threads.emplace_back([&b, &held, t] {
+      BudgetScope scope(b);
+      for (int i = 0; i < 1000; ++i) std::vector<char> churn(1000);  // allocated and freed on this thread
+      held[t] = std::make_unique<std::vector<char>>(2u << 20);
+    });
+  for (auto& t : threads) t.join();
+  CHECK(b.allocated() >= (8 << 20));
+  CHECK(b.allocated() < (9 << 20));
+  {
+    BudgetScope scope(b);  // freed on this thread, under the same budget
+    held.clear();
+  }
+  CHECK(b.allocated() < (1 << 20));
+  CHECK(b.peak() >= (8 << 20));
+}
+
 TEST_CASE("poll throws Memory over the limit, reserve refuses before allocating", "[support][budget]") {
   Budget b(0, 1u << 20);
   BudgetScope scope(b);
