@@ -466,13 +466,18 @@ class Enumerator {
   // The root of the search: nothing decided but the init writes' place in co.
   void resetSearch() {
     order_.assign(sk_->writesByLoc.size(), {});
+    clearDecisions(coBase_);
+    decisionLocs_.clear();  // an abandoned search leaves its path
+  }
+
+  // No rf pair, no write placed in co but the init writes, and the co pairs `co`.
+  void clearDecisions(const BitMatrix& co) {
     placed_.assign(n_, 0);
     for (const auto& ws : sk_->writesByLoc)
       if (!ws.empty() && sk_->event(static_cast<size_t>(ws[0])).isInit) placed_[static_cast<size_t>(ws[0])] = 1;
     src_.assign(reads_.size(), -1);
     rf_ = BitMatrix(n_);
-    co_ = coBase_;
-    decisionLocs_.clear();  // an abandoned search leaves its path
+    co_ = co;
   }
 
   // Thrown by viable() when the current decision order spent its node budget without going deeper, before
@@ -1170,12 +1175,7 @@ class Enumerator {
     std::vector<char> placed = placed_;
     std::vector<int> src = src_;
     BitMatrix rf = rf_, co = co_;
-    placed_.assign(n_, 0);
-    for (const auto& ws : sk_->writesByLoc)
-      if (!ws.empty() && sk_->event(static_cast<size_t>(ws[0])).isInit) placed_[static_cast<size_t>(ws[0])] = 1;
-    src_.assign(reads_.size(), -1);
-    rf_ = BitMatrix(n_);
-    co_ = initCo_;
+    clearDecisions(initCo_);
     leaveOut_ = leaveOut_ && possibleFlags(required_);
     placed_ = std::move(placed);
     src_ = std::move(src);
