@@ -8,8 +8,10 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <exception>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -1675,18 +1677,31 @@ outcome::EngineResult runPathChoices(const events::EventProgram& program, const 
         weight[i] += program.paths[t][static_cast<size_t>(batch[i][t])].events.size();
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return weight[a] > weight[b]; });
     std::vector<Found> found(batch.size());
-    parallelFor(batch.size(), threads, [&](size_t j, int w) {
-      std::optional<BudgetScope> scope;
-      if (budget != nullptr && currentBudget() != budget) scope.emplace(*budget);
-      try {
-        auto& e = workers[static_cast<size_t>(w)];
-        if (!e) e = std::make_unique<Enumerator>(program, model, spec, options, t0, &stopAll);
-        found[order[j]] = e->runChoiceFrom(batch[order[j]], done);
-      } catch (...) {
-        stopAll = true;
-        throw;
-      }
-    });
+    // The first failure is the run's (a timeout, a limit, bad input); the threads it stops then throw too,
+    // after it is kept.
+    std::mutex firstMu;
+    std::exception_ptr first;
+    try {
+      parallelFor(batch.size(), threads, [&](size_t j, int w) {
+        std::optional<BudgetScope> scope;
+        if (budget != nullptr && currentBudget() != budget) scope.emplace(*budget);
+        try {
+          auto& e = workers[static_cast<size_t>(w)];
+          if (!e) e = std::make_unique<Enumerator>(program, model, spec, options, t0, &stopAll);
+          found[order[j]] = e->runChoiceFrom(batch[order[j]], done);
+        } catch (...) {
+          {
+            std::lock_guard lock(firstMu);
+            if (!first) first = std::current_exception();
+          }
+          stopAll = true;
+          throw;
+        }
+      });
+    } catch (...) {
+      if (first) std::rethrow_exception(first);
+      throw;
+    }
     for (Found& f : found) mergeFound(done, std::move(f));
     if (options.maxStates && done.states.size() > options.maxStates)
       throw Stop{outcome::Status::Unknown, fmt::format("more than {} distinct final states", options.maxStates)};
