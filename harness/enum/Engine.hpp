@@ -56,9 +56,9 @@ struct EnumOptions {
   /// check, or the complete candidate's exact evaluation, fails where it would, a failure being for good
   /// (docs/design.md "The enum engine's search"). Off: every node is checked (for tests).
   bool skipForcedChecks = true;
-  /// Threads the path choices are searched on (docs/design.md "Path choices in parallel"); 0: one per
-  /// hardware thread; 1: the calling thread only. States, flags and counts are the same whatever the
-  /// number; with more than one the witnesses may be other executions than with one.
+  /// Threads the path choices are searched on (docs/design.md "Path choices in batches"); 0: one per
+  /// hardware thread; 1: the calling thread only. The result, witnesses included, is the same whatever
+  /// the number.
   int threads = 1;
   double timeoutSeconds = 0;                  ///< 0 = none; exceeded → Status::Timeout
   const std::atomic<bool>* cancel = nullptr;  ///< set by the caller to stop early (→ Unknown)

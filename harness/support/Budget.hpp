@@ -4,10 +4,11 @@
 // A Budget is installed for the calling thread by a BudgetScope, on several threads at once where a check
 // runs on several (the enum engine's path choices, docs/design.md "Path choices in batches": its counts
 // are atomic). The loops that can grow call pollBudget() (cheap: a counter, and the clock every 16 calls).
-// While a scope is active, every C++ allocation of the thread is counted (global operator new/delete, Budget.cpp), so
-// the limit bounds what the enumerations really hold, not an estimate. A budget that is spent makes pollBudget() throw
-// BudgetExceeded, which checkTest turns into Status::Timeout / Status::MemoryLimit. Z3's own memory is
-// outside this count; the smt engine is bounded by the deadline (solver timeouts) and its state cap.
+// While a scope is active, every C++ allocation of its thread is counted (global operator new/delete,
+// Budget.cpp), so the limit bounds what the enumerations really hold, not an estimate. A budget that is
+// spent makes pollBudget() throw BudgetExceeded, which checkTest turns into Status::Timeout /
+// Status::MemoryLimit. Z3's own memory is outside this count; the smt engine is bounded by the deadline
+// (solver timeouts) and its state cap.
 #pragma once
 
 #include <atomic>
