@@ -43,6 +43,16 @@ struct Stop {
 
 using States = std::map<std::string, outcome::StateResult>;
 
+// The rank each model check is evaluated at (cat::RunOptions::checkRank): most failures first, ties in the
+// model's order.
+std::vector<uint32_t> rankByFails(const std::vector<uint64_t>& fails) {
+  std::vector<uint32_t> byFails(fails.size()), rank(fails.size());
+  std::iota(byFails.begin(), byFails.end(), 0);
+  std::stable_sort(byFails.begin(), byFails.end(), [&](uint32_t a, uint32_t b) { return fails[a] > fails[b]; });
+  for (size_t k = 0; k < byFails.size(); ++k) rank[byFails[k]] = static_cast<uint32_t>(k);
+  return rank;
+}
+
 // What every path choice of a batch starts from (runPathChoices): what the batches before it found, and
 // the search's own learning (the ByState order still tried, the model checks' failure counts and their
 // rank, the cores found open). Each path choice of the batch starts from the same, so that its result,
@@ -1286,16 +1296,9 @@ class Enumerator {
       const auto& checks = pinterp_.checks();
       if (checkFails_.size() != checks.size()) {
         checkFails_.assign(checks.size(), 0);
-        checkRank_.resize(checks.size());
-        for (size_t c = 0; c < checks.size(); ++c) checkRank_[c] = static_cast<uint32_t>(c);
+        checkRank_ = rankByFails(checkFails_);
       }
-      if ((++openRuns_ & 255) == 0) {
-        std::vector<uint32_t> byFails(checks.size());
-        for (size_t c = 0; c < checks.size(); ++c) byFails[c] = static_cast<uint32_t>(c);
-        std::stable_sort(byFails.begin(), byFails.end(),
-                         [&](uint32_t a, uint32_t b) { return checkFails_[a] > checkFails_[b]; });
-        for (size_t k = 0; k < byFails.size(); ++k) checkRank_[byFails[k]] = static_cast<uint32_t>(k);
-      }
+      if ((++openRuns_ & 255) == 0) checkRank_ = rankByFails(checkFails_);
       ro.checkRank = rank != nullptr ? rank : &checkRank_;
       cat::ModelResult<cat::MonotoneAlgebra> r = pinterp_.run(*palg_, ro, &pcache_);
       bool anyOpen = false;
@@ -1706,12 +1709,7 @@ outcome::EngineResult runPathChoices(const events::EventProgram& program, const 
     if (options.maxStates && done.states.size() > options.maxStates)
       throw Stop{outcome::Status::Unknown, fmt::format("more than {} distinct final states", options.maxStates)};
     // The checks' rank from their failures so far (Enumerator::modelOpen), for the next batch.
-    done.checkRank.resize(done.checkFails.size());
-    std::vector<uint32_t> byFails(done.checkFails.size());
-    std::iota(byFails.begin(), byFails.end(), 0);
-    std::stable_sort(byFails.begin(), byFails.end(),
-                     [&](uint32_t a, uint32_t b) { return done.checkFails[a] > done.checkFails[b]; });
-    for (size_t k = 0; k < byFails.size(); ++k) done.checkRank[byFails[k]] = static_cast<uint32_t>(k);
+    done.checkRank = rankByFails(done.checkFails);
     batch.clear();
     batchSize = std::min(kBatch, batchSize * 2);
   };
