@@ -53,19 +53,6 @@ std::vector<uint32_t> rankByFails(const std::vector<uint64_t>& fails) {
   return rank;
 }
 
-// What every path choice of a batch starts from (runPathChoices): what the batches before it found, and
-// the search's own learning (the ByState order still tried, the model checks' failure counts and their
-// rank, the cores found open). Each path choice of the batch starts from the same, so that its result,
-// its witnesses included, depends neither on the thread that runs it nor on what that thread ran before.
-struct Inherited {
-  States states;
-  std::unordered_set<uint64_t> openCores;
-  bool byState = true;
-  std::vector<uint64_t> checkFails;
-  std::vector<uint32_t> checkRank;
-  uint64_t openRuns = 0;
-};
-
 // What one path choice added to what it started from (merged in path-choice order: runPathChoices).
 struct Found {
   States states;  // the states it reached (an inherited one with its flags and witness, executions its own)
@@ -73,6 +60,15 @@ struct Found {
   bool byState = true;
   std::vector<uint64_t> checkFails;  // the failures it added, per check
   uint64_t openRuns = 0;
+};
+
+// What every path choice of a batch starts from (runPathChoices): what the batches before it found, merged
+// (mergeFound: their states, the cores found open, whether the ByState order is still tried, the model
+// checks' failure counts), and the checks' rank from those counts. Each path choice of the batch starts from
+// the same, so that its result, its witnesses included, depends neither on the thread that runs it nor on
+// what that thread ran before.
+struct Inherited : Found {
+  std::vector<uint32_t> checkRank;
 };
 
 class Enumerator {
