@@ -134,10 +134,11 @@ class Enumerator {
         "of a recorded state left out ({} flag bounds computed at a node), {} path choices refuted by one or two "
         "locations' decisions (in {} search nodes), {} model runs explaining a failure, {} backjumps, {} model runs "
         "replayed, {} failures recognised without the model, {} cores taken as open from an earlier path choice, "
-        "{} nodes reached by a decision with one alternative not checked\n",
+        "{} nodes reached by a decision with one alternative not checked, {} orders of interchangeable arrivals "
+        "skipped ({} checks of swapped failures and bounds)\n",
         who, skeletons_, nodes_, maxSkeletonEvents_, maxSkeletonNodes_, abandoned_, coreEvals_, candidates_, states,
         leftOut_, flagBounds_, projRefuted_, projNodes_, explainEvals_, jumps_, replayed_, noGoodHits_, coresShared_,
-        forcedSkipped_);
+        forcedSkipped_, swapSkips_, swapChecks_);
   }
 
  private:
@@ -353,6 +354,7 @@ class Enumerator {
           }
       co_ = coBase_;
     }
+    findSwaps();
     refutePending_ = prune_ && sk.blocked && opts_.refuteByLocations;
     for (int attempt = 0;;) {
       const Order ord = stateFirst && byState_ ? Order::ByState
@@ -463,6 +465,8 @@ class Enumerator {
   // there resolved.
   void startTry(uint64_t limit) {
     resetSearch();
+    tracking_ = 0;
+    active_.clear();
     attemptNodes_ = 0;
     attemptDepth_ = 0;
     attemptDepthAt_ = 0;
@@ -650,7 +654,10 @@ class Enumerator {
     if (i == steps_.size()) return allLocs_;
     BitSet why(nLocs_);
     const size_t pick = pickStep(why);
-    if (pick == SIZE_MAX) return why;  // a read none of whose sources can be completed
+    if (pick == SIZE_MAX) {  // a read none of whose sources can be completed
+      if (regionsOpen()) ++nonRobust_;
+      return why;
+    }
     stepDone_[pick] = 1;
     forced_[i] = forcedPick_ && opts_.skipForcedChecks;
     decisionLocs_.push_back(steps_[pick].loc);
@@ -786,9 +793,29 @@ class Enumerator {
           forced_[i] = it != ws.end() && std::find_if(std::next(it), ws.end(), unplaced) == ws.end() &&
                        rmwRead_[static_cast<size_t>(*it)] < 0;
         }
+        std::vector<size_t> swapSkip;  // writes whose order with a swapped partner was covered by its subtree
         for (int wi : ws) {
           const auto w = static_cast<size_t>(wi);
           if (placed_[w]) continue;  // placed before, or the init write
+          if (std::find(swapSkip.begin(), swapSkip.end(), w) != swapSkip.end()) {
+            ++swapSkips_;
+            continue;
+          }
+          int tracked = -1;
+          size_t partner = 0;
+          uint64_t nr0 = 0, innerNr0Saved = 0;
+          if (swapOf_[w] >= 0 && !projecting_) {
+            const Swap& sw = swaps_[static_cast<size_t>(swapOf_[w])];
+            partner = w == sw.a ? sw.b : sw.a;
+            if (!placed_[partner] && swapInvariant(sw)) {
+              tracked = swapOf_[w];
+              ++tracking_;
+              active_.push_back(tracked);
+              nr0 = nonRobust_;
+              innerNr0Saved = innerNr0_;
+              innerNr0_ = nr0;
+            }
+          }
           placed_[w] = 1;
           order.push_back(wi);
           bool dead = false;
@@ -806,6 +833,7 @@ class Enumerator {
           if (dead) {
             // some write not placed yet cannot follow w: a reason of this location alone
             why.set(loc);
+            if (regionsOpen() && !appendDeadClosed(w, loc)) ++nonRobust_;
           } else if (rmwRead_[w] < 0) {
             decided_ = {wi, -1};
             child();
@@ -826,10 +854,12 @@ class Enumerator {
                 const auto nx = static_cast<size_t>(pos == order.end() ? order.front() : *std::next(pos));
                 if (nx != w && coreDead(coreKey(2, r, sc, nx), {{sc, r}}, {{sc, nx}, {nx, w}})) {
                   why.set(loc);
+                  if (regionsOpen() && !coreClosed(2, {r, sc, nx}, {{sc, r}}, {{sc, nx}, {nx, w}})) ++nonRobust_;
                   return true;
                 }
               } else if (coreDead(coreKey(3, r, sc, w), {{sc, r}}, {{w, sc}})) {
                 why.set(loc);
+                if (regionsOpen() && !coreClosed(3, {r, sc, w}, {{sc, r}}, {{w, sc}})) ++nonRobust_;
                 return true;
               }
               src_[k] = src;
@@ -847,6 +877,12 @@ class Enumerator {
           for (size_t u : added) co_.reset(w, u);
           order.pop_back();
           placed_[w] = 0;
+          if (tracked >= 0) {
+            --tracking_;
+            active_.pop_back();
+            innerNr0_ = innerNr0Saved;
+            if (nonRobust_ == nr0) swapSkip.push_back(partner);
+          }
           if (!goOn) return sub;
         }
         break;
@@ -857,6 +893,8 @@ class Enumerator {
         for (int w : sources_[k]) {
           if (coreDead(coreKey(4, r, static_cast<size_t>(w), 0), {{static_cast<size_t>(w), r}}, {})) {
             why.set(st.loc);
+            if (regionsOpen() && !coreClosed(4, {r, static_cast<size_t>(w)}, {{static_cast<size_t>(w), r}}, {}))
+              ++nonRobust_;
             continue;
           }
           src_[k] = w;
@@ -887,6 +925,7 @@ class Enumerator {
         if (scItems_.empty()) return leaf();
         // Every strict total order of the sc events, generated lazily (k! of them: the budget is polled
         // between two).
+        if (regionsOpen()) ++nonRobust_;
         std::vector<int> perm = scItems_;
         do {
           BitMatrix sc(n_);
@@ -910,12 +949,16 @@ class Enumerator {
     leafAllowed_ = false;
     evaluateLeaf(BitMatrix(n_));
     budget();
-    if (leafAllowed_ || !prune_ || !opts_.backjump || decisionLocs_.size() < 2) return allLocs_;
+    if (leafAllowed_ || !prune_ || !opts_.backjump || decisionLocs_.size() < 2) {
+      if (regionsOpen()) ++nonRobust_;
+      return allLocs_;
+    }
     // decisionLocs_ ends with this step's (the sc step has none): the last decision is the one before.
     const size_t scLoc = decisionLocs_.back();
     decisionLocs_.pop_back();
     BitSet why = allLocs_;
-    (void)modelOpenOrWhy(decisionLocs_.back(), true, why);  // `why` is left as is if the plain checks hold
+    // `why` is left as is if the plain checks hold
+    if (modelOpenOrWhy(decisionLocs_.back(), true, why) && regionsOpen()) ++nonRobust_;
     decisionLocs_.push_back(scLoc);
     return why;
   }
@@ -968,6 +1011,7 @@ class Enumerator {
     if (recordedState(known)) {
       ++leftOut_;
       why = allLocs_;
+      if (regionsOpen() && !leftOutClosed(known)) ++nonRobust_;
       return false;
     }
     if (!prune_) return true;
@@ -975,6 +1019,7 @@ class Enumerator {
       // The complete candidate is evaluated exactly (evaluateLeaf), unless a recorded failure rejects it.
       if (const NoGood* g = matchNoGood()) {
         why = g->why;
+        if (tracking_ > 0) noteModelFailure(why, SIZE_MAX);
         return false;
       }
       return true;
@@ -992,6 +1037,7 @@ class Enumerator {
     if (const size_t k = attemptModelRuns_++; k < log.size()) {
       ++replayed_;
       if (!log[k].first) why = log[k].second;
+      if (!log[k].first && tracking_ > 0) noteModelFailure(why, SIZE_MAX);
       return log[k].first;
     }
     const bool open = modelOpenOrWhy(loc, explain, why);
@@ -1007,17 +1053,311 @@ class Enumerator {
     std::vector<std::pair<uint32_t, uint32_t>> rf, co;
   };
 
+  // Interchangeable arrivals (docs/design.md "Interchangeable arrivals"). Two threads' i-th RMWs of one
+  // location with the same update and unused read values (a swap) come in either order. When the search
+  // places one of them first while the other is unplaced and nothing decided tells them apart
+  // (swapInvariant), it tracks the subtree below (a region): every failure and every left-out node found
+  // there is checked to hold too with the active swaps applied in every combination (closed). If all are,
+  // the other order is skipped: each of its executions is the image of one below the first order, whose
+  // failure or left-out node holds for it. Anything not closed (a candidate evaluated, a failure with too many
+  // swaps among its pairs, ...) counts in nonRobust_ and keeps the other order.
+  struct Swap {
+    size_t a, b, ra, rb, loc;  // the two RMW writes, their reads (skeleton indices), their location
+  };
+  std::vector<Swap> swaps_;
+  std::vector<int> swapOf_;  // per event: its swap, -1
+  uint64_t nonRobust_ = 0;   // events of the search not closed under the swaps
+  int tracking_ = 0;         // order decisions above the node whose other order may be skipped
+  std::vector<int> active_;  // their swaps
+  uint64_t innerNr0_ = 0;    // nonRobust_ when the innermost of them began
+  // Whether the regions of the active swaps can still turn out closed: nothing failed to be closed since the
+  // innermost began (it lies inside the others).
+  bool regionsOpen() const { return tracking_ > 0 && nonRobust_ == innerNr0_; }
+  uint64_t swapSkips_ = 0, swapChecks_ = 0;
+  static constexpr size_t kMaxSwapPairs = 4;      // a failure with more swaps among its pairs is not checked
+  static constexpr size_t kMaxLeftOutSwaps = 10;  // a left-out node: 2^10 - 1 flag bounds at most
+
+  // The interchangeable pairs of the path choice: two RMW writes of one location by two threads, the i-th of
+  // each, with the same update and reads whose values nothing uses (only value-dependent sets of their own
+  // event, which move with the swap).
+  void findSwaps() {
+    swaps_.clear();
+    swapOf_.assign(n_, -1);
+    if (!opts_.swapArrivals || !prune_ || !opts_.backjump || opts_.countExecutions) return;
+    std::vector<char> used(reads_.size(), 0);
+    for (const auto& ks : guardReads_)
+      for (int k : ks)
+        if (k >= 0) used[static_cast<size_t>(k)] = 1;
+    for (size_t w = 0; w < n_; ++w)
+      for (int k : writeDeps_[w])
+        if (k >= 0 && rmwRead_[w] != k) used[static_cast<size_t>(k)] = 1;
+    for (size_t k = 0; k < reads_.size(); ++k)
+      if (stateRead_[k]) used[k] = 1;
+    {
+      size_t si = 0;
+      for (const auto& [name, members] : sk_->dynamicSets) {
+        for (size_t mi = 0; mi < members.size(); ++mi) {
+          const auto ii = static_cast<size_t>(members[mi].first);
+          for (int k : dynReads_[si][mi])
+            if (k >= 0 && !(ii < n_ && (rmwRead_[ii] == k || readIndex_[ii] == k))) used[static_cast<size_t>(k)] = 1;
+        }
+        ++si;
+      }
+    }
+    auto rank = [&](size_t w, const std::vector<int>& ws) {
+      size_t c = 0;
+      for (int v : ws) {
+        const auto& ev = sk_->event(static_cast<size_t>(v));
+        if (ev.thread == sk_->event(w).thread && rmwRead_[static_cast<size_t>(v)] >= 0 && ev.id < sk_->event(w).id) ++c;
+      }
+      return c;
+    };
+    for (size_t loc = 0; loc < sk_->writesByLoc.size(); ++loc) {
+      if (std::find(stateLocs_.begin(), stateLocs_.end(), loc) != stateLocs_.end()) continue;
+      const auto& ws = sk_->writesByLoc[loc];
+      for (size_t x = 0; x < ws.size(); ++x)
+        for (size_t y = x + 1; y < ws.size(); ++y) {
+          const auto a = static_cast<size_t>(ws[x]), b = static_cast<size_t>(ws[y]);
+          if (swapOf_[a] >= 0 || swapOf_[b] >= 0 || rmwRead_[a] < 0 || rmwRead_[b] < 0) continue;
+          if (sk_->event(a).thread == sk_->event(b).thread || rank(a, ws) != rank(b, ws)) continue;
+          // Real threads' arrivals only: an async operation's completions are ordered with its own data.
+          if (prog_.threads[static_cast<size_t>(sk_->event(a).thread)].isAsync ||
+              prog_.threads[static_cast<size_t>(sk_->event(b).thread)].isAsync)
+            continue;
+          const auto ka = static_cast<size_t>(rmwRead_[a]), kb = static_cast<size_t>(rmwRead_[b]);
+          if (used[ka] || used[kb]) continue;
+          const auto& na = prog_.exprs.node(sk_->event(a).value);
+          const auto& nb = prog_.exprs.node(sk_->event(b).value);
+          if (na.op != nb.op || na.args.size() != nb.args.size() || na.args.empty()) continue;
+          auto ownRead = [&](events::ExprId e, size_t k) {
+            const auto& nd = prog_.exprs.node(e);
+            return nd.op == events::ExprOp::ReadVal && nd.event == sk_->event(static_cast<size_t>(reads_[k])).id;
+          };
+          if (!ownRead(na.args[0], ka) || !ownRead(nb.args[0], kb)) continue;
+          if (!std::equal(na.args.begin() + 1, na.args.end(), nb.args.begin() + 1)) continue;
+          const size_t ra = static_cast<size_t>(reads_[ka]), rb = static_cast<size_t>(reads_[kb]);
+          // The pairs every search starts from must not tell them apart.
+          bool sym = !coBase_.test(a, b) && !coBase_.test(b, a);
+          for (size_t z = 0; sym && z < n_; ++z)
+            if (z != a && z != b)
+              sym = coBase_.test(z, a) == coBase_.test(z, b) && coBase_.test(a, z) == coBase_.test(b, z);
+          if (!sym) continue;
+          swapOf_[a] = swapOf_[b] = static_cast<int>(swaps_.size());
+          swaps_.push_back({a, b, ra, rb, loc});
+        }
+    }
+  }
+
+  // The event that swaps `set` (bits over swaps_) maps x to.
+  size_t swapped(size_t x, uint32_t set, const std::vector<int>& idx) const {
+    const int s = swapOf_[x];
+    if (s < 0) {  // x may be a swapped write's read
+      for (size_t i = 0; i < idx.size(); ++i)
+        if ((set >> i) & 1) {
+          const Swap& w = swaps_[static_cast<size_t>(idx[i])];
+          if (x == w.ra) return w.rb;
+          if (x == w.rb) return w.ra;
+        }
+      return x;
+    }
+    for (size_t i = 0; i < idx.size(); ++i)
+      if (((set >> i) & 1) && idx[i] == s) {
+        const Swap& w = swaps_[static_cast<size_t>(s)];
+        return x == w.a ? w.b : w.a;
+      }
+    return x;
+  }
+
+  // Whether the image of the whole node (rf_, co_) under the swaps `set` of idx fails the model's plain
+  // checks for good.
+  bool nodeImageFails(uint32_t set, const std::vector<int>& idx) {
+    BitMatrix rf(n_), co(n_);
+    rf_.forEach([&](size_t x, size_t y) { rf.set(swapped(x, set, idx), swapped(y, set, idx)); });
+    co_.forEach([&](size_t x, size_t y) { co.set(swapped(x, set, idx), swapped(y, set, idx)); });
+    ++swapChecks_;
+    return !modelOpen(rf, co);
+  }
+
+  // Whether a failure with the pairs (rf, co) of its reasons fails the model's checks also under every
+  // combination of the swaps among those pairs (then every swapped image of it fails too). `rank`: the
+  // checks to evaluate.
+  bool closedUnderSwaps(const std::vector<std::pair<size_t, size_t>>& rfP,
+                        const std::vector<std::pair<size_t, size_t>>& coP, const std::vector<uint32_t>* rank) {
+    std::vector<int> idx;
+    auto isActive = [&](int sw) { return std::find(active_.begin(), active_.end(), sw) != active_.end(); };
+    auto note = [&](size_t x) {
+      int s = swapOf_[x];
+      if (s < 0 || !isActive(s)) return;
+      if (std::find(idx.begin(), idx.end(), s) == idx.end()) idx.push_back(s);
+    };
+    for (auto [x, y] : rfP) note(x), note(y);
+    for (auto [x, y] : coP) note(x), note(y);
+    for (const auto& pr : rfP)  // a swapped write's read
+      for (size_t i = 0; i < swaps_.size(); ++i)
+        if ((pr.second == swaps_[i].ra || pr.second == swaps_[i].rb) && isActive(static_cast<int>(i)) &&
+            std::find(idx.begin(), idx.end(), static_cast<int>(i)) == idx.end())
+          idx.push_back(static_cast<int>(i));
+    if (idx.empty()) return true;
+    if (idx.size() > kMaxSwapPairs) return false;
+    for (uint32_t set = 1; set < (uint32_t{1} << idx.size()); ++set) {
+      BitMatrix rf(n_), co = coBase_;
+      for (auto [x, y] : rfP) rf.set(swapped(x, set, idx), swapped(y, set, idx));
+      for (auto [x, y] : coP) co.set(swapped(x, set, idx), swapped(y, set, idx));
+      ++swapChecks_;
+      if (modelOpen(rf, co, rank) && !nodeImageFails(set, idx)) return false;
+    }
+    return true;
+  }
+
+  // The node's rf and co pairs of the locations `why` (co pairs not in coBase_).
+  void pairsOf(const BitSet& why, std::vector<std::pair<size_t, size_t>>& rfP,
+               std::vector<std::pair<size_t, size_t>>& coP) const {
+    rf_.forEach([&](size_t a, size_t b) {
+      if (why.test(static_cast<size_t>(sk_->event(b).loc))) rfP.emplace_back(a, b);
+    });
+    co_.forEach([&](size_t a, size_t b) {
+      if (why.test(static_cast<size_t>(sk_->event(a).loc)) && !coBase_.test(a, b)) coP.emplace_back(a, b);
+    });
+  }
+
+  // A failure of the model explained by `why` at a node inside a tracked order: counted if not closed.
+  void noteModelFailure(const BitSet& why, size_t failedCheck) {
+    if (!regionsOpen()) return;
+    std::vector<std::pair<size_t, size_t>> rfP, coP;
+    pairsOf(why, rfP, coP);
+    std::vector<uint32_t> only(pinterp_.checks().size(), cat::RunOptions::kSkipCheck);
+    if (failedCheck < only.size()) only[failedCheck] = 0;
+    if (!closedUnderSwaps(rfP, coP, failedCheck < only.size() ? &only : nullptr)) ++nonRobust_;
+  }
+
+  // Whether the node's decisions are the same under swap s (neither write read, co symmetric in them).
+  bool swapInvariant(const Swap& w) const {
+    for (size_t k = 0; k < reads_.size(); ++k)
+      if (src_[k] == static_cast<int>(w.a) || src_[k] == static_cast<int>(w.b)) return false;
+    if (co_.test(w.a, w.b) || co_.test(w.b, w.a)) return false;
+    for (size_t z = 0; z < n_; ++z)
+      if (z != w.a && z != w.b && (co_.test(z, w.a) != co_.test(z, w.b) || co_.test(w.a, z) != co_.test(w.b, z)))
+        return false;
+    return true;
+  }
+
+  // Whether a core that fails (coreDead: kind and key events, its rf and co pairs) fails under every
+  // combination of the swaps of its events too.
+  bool coreClosed(uint64_t kind, std::vector<size_t> keyEv, std::vector<std::pair<size_t, size_t>> rfP,
+                  std::vector<std::pair<size_t, size_t>> coP) {
+    std::vector<int> idx;
+    auto note = [&](size_t x) {
+      int sw = swapOf_[x];
+      for (size_t i = 0; sw < 0 && i < swaps_.size(); ++i)
+        if (x == swaps_[i].ra || x == swaps_[i].rb) sw = static_cast<int>(i);
+      if (sw >= 0 && std::find(active_.begin(), active_.end(), sw) != active_.end() &&
+          std::find(idx.begin(), idx.end(), sw) == idx.end())
+        idx.push_back(sw);
+    };
+    for (size_t e : keyEv) note(e);
+    for (auto [x, y] : rfP) note(x), note(y);
+    for (auto [x, y] : coP) note(x), note(y);
+    if (idx.empty()) return true;
+    if (idx.size() > kMaxSwapPairs) return false;
+    for (uint32_t set = 1; set < (uint32_t{1} << idx.size()); ++set) {
+      std::vector<size_t> k(3, 0);
+      for (size_t i = 0; i < keyEv.size(); ++i) k[i] = swapped(keyEv[i], set, idx);
+      std::vector<std::pair<size_t, size_t>> r2, c2;
+      for (auto [x, y] : rfP) r2.emplace_back(swapped(x, set, idx), swapped(y, set, idx));
+      for (auto [x, y] : coP) c2.emplace_back(swapped(x, set, idx), swapped(y, set, idx));
+      ++swapChecks_;
+      if (!coreDeadV(coreKey(kind, k[0], k[1], k[2]), r2, c2)) return false;
+    }
+    return true;
+  }
+
+  // Whether appending w to location loc's co order, dead because some unplaced write of loc cannot follow
+  // it, is dead under every combination of the active swaps of loc too (some unplaced write then cannot
+  // follow w's image).
+  bool appendDeadClosed(size_t w, size_t loc) {
+    std::vector<int> idx;
+    for (int sw : active_)
+      if (swaps_[static_cast<size_t>(sw)].loc == loc) idx.push_back(sw);
+    if (idx.empty()) return true;
+    if (idx.size() > kMaxSwapPairs) return false;
+    const auto& ws = sk_->writesByLoc[loc];
+    for (uint32_t set = 1; set < (uint32_t{1} << idx.size()); ++set) {
+      const size_t w2 = swapped(w, set, idx);
+      bool dead = false;
+      for (int ui : ws) {
+        const auto u = static_cast<size_t>(ui);
+        if (placed_[u] || u == w) continue;
+        const size_t u2 = swapped(u, set, idx);
+        ++swapChecks_;
+        if (coreDead(coreKey(1, w2, u2, 0), {}, {{w2, u2}})) {
+          dead = true;
+          break;
+        }
+      }
+      if (!dead && !nodeImageFails(set, idx)) return false;
+    }
+    return true;
+  }
+
+  // A left-out node inside a region: whether each combination of the active swaps leaves its image out too:
+  // the same state (no value the state uses moves), and the flag bound of the image (possibleFlags on the
+  // swapped rf, co, placed writes, sources and read values) within the recorded state's flags.
+  bool leftOutClosed(const std::vector<char>& known) {
+    const std::vector<int>& idx = active_;
+    if (idx.empty()) return true;
+    if (idx.size() > kMaxLeftOutSwaps) return false;
+    const outcome::StateResult* st = findState(spec_.key(stateValues(co_)));
+    if (st == nullptr) return false;
+    const std::vector<char> placed0 = placed_;
+    const std::vector<int> src0 = src_;
+    const BitMatrix rf0 = rf_, co0 = co_;
+    const std::vector<int64_t> vals0 = readVals_;
+    bool closed = true;
+    for (uint32_t set = 1; closed && set < (uint32_t{1} << idx.size()); ++set) {
+      rf_ = BitMatrix(n_);
+      co_ = BitMatrix(n_);
+      rf0.forEach([&](size_t x, size_t y) { rf_.set(swapped(x, set, idx), swapped(y, set, idx)); });
+      co0.forEach([&](size_t x, size_t y) { co_.set(swapped(x, set, idx), swapped(y, set, idx)); });
+      std::vector<char> kn = known;
+      for (size_t x = 0; x < n_; ++x) placed_[swapped(x, set, idx)] = placed0[x];
+      for (size_t k = 0; k < reads_.size(); ++k) {
+        const size_t r = static_cast<size_t>(reads_[k]);
+        const size_t r2 = swapped(r, set, idx);
+        const int k2 = readIndex_[r2];
+        src_[static_cast<size_t>(k2)] =
+            src0[k] < 0 ? -1 : static_cast<int>(swapped(static_cast<size_t>(src0[k]), set, idx));
+        kn[static_cast<size_t>(k2)] = known[k];
+        readVals_[static_cast<size_t>(sk_->event(r2).id)] = vals0[static_cast<size_t>(sk_->event(r).id)];
+      }
+      ev_.reset();
+      std::vector<std::string> here;
+      ++swapChecks_;
+      closed = possibleFlags(here, &kn) &&
+               std::all_of(here.begin(), here.end(), [&](const std::string& f) { return st->flags.count(f) != 0; });
+    }
+    placed_ = placed0;
+    src_ = src0;
+    rf_ = rf0;
+    co_ = co0;
+    readVals_ = vals0;
+    ev_.reset();
+    return closed;
+  }
+
   // The model's verdict on the node (modelOpen), or a recorded failure (matchNoGood) that its decisions
   // contain; `why` as in viable. A failure the model explains by fewer than all locations is recorded.
   bool modelOpenOrWhy(size_t loc, bool explain, BitSet& why) {
     if (const NoGood* g = matchNoGood()) {
       why = g->why;
+      if (tracking_ > 0) noteModelFailure(why, SIZE_MAX);
       return false;
     }
     const bool open = modelOpen(rf_, co_);
     if (!open) {
-      why = explain ? explainClosed(loc) : allLocs_;
-      if (explain && why.count() < nLocs_) recordNoGood(why);
+      const size_t failed = lastFailed_;
+      why = explain || regionsOpen() ? explainClosed(loc) : allLocs_;
+      if ((explain || regionsOpen()) && why.count() < nLocs_) recordNoGood(why);
+      if (tracking_ > 0) noteModelFailure(why, failed);
     }
     return open;
   }
@@ -1329,6 +1669,11 @@ class Enumerator {
   // path choice.
   bool coreDead(uint64_t key, std::initializer_list<std::pair<size_t, size_t>> rfPairs,
                 std::initializer_list<std::pair<size_t, size_t>> coPairs) {
+    return coreDeadV(key, std::vector<std::pair<size_t, size_t>>(rfPairs),
+                     std::vector<std::pair<size_t, size_t>>(coPairs));
+  }
+  bool coreDeadV(uint64_t key, const std::vector<std::pair<size_t, size_t>>& rfPairs,
+                 const std::vector<std::pair<size_t, size_t>>& coPairs) {
     if (!prune_) return false;
     auto [it, fresh] = cores_.try_emplace(key, false);
     if (!fresh) return it->second;

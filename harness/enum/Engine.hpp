@@ -56,6 +56,12 @@ struct EnumOptions {
   /// check, or the complete candidate's exact evaluation, fails where it would, a failure being for good
   /// (docs/design.md "The enum engine's search"). Off: every node is checked (for tests).
   bool skipForcedChecks = true;
+  /// Skip the second order of two interchangeable arrivals (two threads' i-th RMWs of one location with the
+  /// same update and unused read values, such as two consumers' arrivals on one mbarrier) when everything
+  /// the search found below the first order also holds with the two swapped: every failure there fails
+  /// swapped, and every partial execution left out is left out swapped (docs/design.md "Interchangeable
+  /// arrivals"). Off: both orders are searched (for tests).
+  bool swapArrivals = true;
   /// Threads the path choices are searched on (docs/design.md "Path choices in batches"); 0: one per
   /// hardware thread; 1: the calling thread only. The result, witnesses included, is the same whatever
   /// the number.
