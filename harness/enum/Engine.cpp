@@ -1148,6 +1148,16 @@ class Enumerator {
     }
   }
 
+  // Adds to idx the active swap of event x (one of its writes, or one of their reads), if any.
+  void noteActiveSwap(size_t x, std::vector<int>& idx) const {
+    int sw = swapOf_[x];
+    for (size_t i = 0; sw < 0 && i < swaps_.size(); ++i)
+      if (x == swaps_[i].ra || x == swaps_[i].rb) sw = static_cast<int>(i);
+    if (sw >= 0 && std::find(active_.begin(), active_.end(), sw) != active_.end() &&
+        std::find(idx.begin(), idx.end(), sw) == idx.end())
+      idx.push_back(sw);
+  }
+
   // The event that swaps `set` (bits over swaps_) maps x to.
   size_t swapped(size_t x, uint32_t set, const std::vector<int>& idx) const {
     const int s = swapOf_[x];
@@ -1184,19 +1194,8 @@ class Enumerator {
   bool closedUnderSwaps(const std::vector<std::pair<size_t, size_t>>& rfP,
                         const std::vector<std::pair<size_t, size_t>>& coP, const std::vector<uint32_t>* rank) {
     std::vector<int> idx;
-    auto isActive = [&](int sw) { return std::find(active_.begin(), active_.end(), sw) != active_.end(); };
-    auto note = [&](size_t x) {
-      int s = swapOf_[x];
-      if (s < 0 || !isActive(s)) return;
-      if (std::find(idx.begin(), idx.end(), s) == idx.end()) idx.push_back(s);
-    };
-    for (auto [x, y] : rfP) note(x), note(y);
-    for (auto [x, y] : coP) note(x), note(y);
-    for (const auto& pr : rfP)  // a swapped write's read
-      for (size_t i = 0; i < swaps_.size(); ++i)
-        if ((pr.second == swaps_[i].ra || pr.second == swaps_[i].rb) && isActive(static_cast<int>(i)) &&
-            std::find(idx.begin(), idx.end(), static_cast<int>(i)) == idx.end())
-          idx.push_back(static_cast<int>(i));
+    for (auto [x, y] : rfP) noteActiveSwap(x, idx), noteActiveSwap(y, idx);
+    for (auto [x, y] : coP) noteActiveSwap(x, idx), noteActiveSwap(y, idx);
     if (idx.empty()) return true;
     if (idx.size() > kMaxSwapPairs) return false;
     for (uint32_t set = 1; set < (uint32_t{1} << idx.size()); ++set) {
@@ -1246,17 +1245,9 @@ class Enumerator {
   bool coreClosed(uint64_t kind, std::vector<size_t> keyEv, std::vector<std::pair<size_t, size_t>> rfP,
                   std::vector<std::pair<size_t, size_t>> coP) {
     std::vector<int> idx;
-    auto note = [&](size_t x) {
-      int sw = swapOf_[x];
-      for (size_t i = 0; sw < 0 && i < swaps_.size(); ++i)
-        if (x == swaps_[i].ra || x == swaps_[i].rb) sw = static_cast<int>(i);
-      if (sw >= 0 && std::find(active_.begin(), active_.end(), sw) != active_.end() &&
-          std::find(idx.begin(), idx.end(), sw) == idx.end())
-        idx.push_back(sw);
-    };
-    for (size_t e : keyEv) note(e);
-    for (auto [x, y] : rfP) note(x), note(y);
-    for (auto [x, y] : coP) note(x), note(y);
+    for (size_t e : keyEv) noteActiveSwap(e, idx);
+    for (auto [x, y] : rfP) noteActiveSwap(x, idx), noteActiveSwap(y, idx);
+    for (auto [x, y] : coP) noteActiveSwap(x, idx), noteActiveSwap(y, idx);
     if (idx.empty()) return true;
     if (idx.size() > kMaxSwapPairs) return false;
     for (uint32_t set = 1; set < (uint32_t{1} << idx.size()); ++set) {
