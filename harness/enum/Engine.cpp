@@ -1178,14 +1178,18 @@ class Enumerator {
     return x;
   }
 
+  // The relation m with the swaps `set` of idx applied to its events.
+  BitMatrix swappedMatrix(const BitMatrix& m, uint32_t set, const std::vector<int>& idx) const {
+    BitMatrix r(n_);
+    m.forEach([&](size_t x, size_t y) { r.set(swapped(x, set, idx), swapped(y, set, idx)); });
+    return r;
+  }
+
   // Whether the image of the whole node (rf_, co_) under the swaps `set` of idx fails the model's plain
   // checks for good.
   bool nodeImageFails(uint32_t set, const std::vector<int>& idx) {
-    BitMatrix rf(n_), co(n_);
-    rf_.forEach([&](size_t x, size_t y) { rf.set(swapped(x, set, idx), swapped(y, set, idx)); });
-    co_.forEach([&](size_t x, size_t y) { co.set(swapped(x, set, idx), swapped(y, set, idx)); });
     ++swapChecks_;
-    return !modelOpen(rf, co);
+    return !modelOpen(swappedMatrix(rf_, set, idx), swappedMatrix(co_, set, idx));
   }
 
   // Whether a failure with the pairs (rf, co) of its reasons fails the model's checks also under every
@@ -1208,9 +1212,10 @@ class Enumerator {
     return true;
   }
 
-  // The node's rf and co pairs of the locations `why` (co pairs not in coBase_).
-  void pairsOf(const BitSet& why, std::vector<std::pair<size_t, size_t>>& rfP,
-               std::vector<std::pair<size_t, size_t>>& coP) const {
+  // The node's rf and co pairs of the locations `why` (co pairs not in coBase_): a no-good's, or a failure's
+  // to check under the swaps.
+  template <class Pair>
+  void pairsOf(const BitSet& why, std::vector<Pair>& rfP, std::vector<Pair>& coP) const {
     rf_.forEach([&](size_t a, size_t b) {
       if (why.test(static_cast<size_t>(sk_->event(b).loc))) rfP.emplace_back(a, b);
     });
@@ -1305,10 +1310,8 @@ class Enumerator {
     const std::vector<int64_t> vals0 = readVals_;
     bool closed = true;
     for (uint32_t set = 1; closed && set < (uint32_t{1} << idx.size()); ++set) {
-      rf_ = BitMatrix(n_);
-      co_ = BitMatrix(n_);
-      rf0.forEach([&](size_t x, size_t y) { rf_.set(swapped(x, set, idx), swapped(y, set, idx)); });
-      co0.forEach([&](size_t x, size_t y) { co_.set(swapped(x, set, idx), swapped(y, set, idx)); });
+      rf_ = swappedMatrix(rf0, set, idx);
+      co_ = swappedMatrix(co0, set, idx);
       std::vector<char> kn = known;
       for (size_t x = 0; x < n_; ++x) placed_[swapped(x, set, idx)] = placed0[x];
       for (size_t k = 0; k < reads_.size(); ++k) {
@@ -1382,12 +1385,7 @@ class Enumerator {
     if (!opts_.noGoods || noGoodPairs_ > kNoGoodPairs) return;
     NoGood g;
     g.why = why;
-    rf_.forEach([&](size_t a, size_t b) {
-      if (why.test(static_cast<size_t>(sk_->event(b).loc))) g.rf.emplace_back(a, b);
-    });
-    co_.forEach([&](size_t a, size_t b) {
-      if (why.test(static_cast<size_t>(sk_->event(a).loc)) && !coBase_.test(a, b)) g.co.emplace_back(a, b);
-    });
+    pairsOf(why, g.rf, g.co);
     noGoodPairs_ += g.rf.size() + g.co.size() + 1;
     const auto id = static_cast<uint32_t>(noGoods_.size());
     std::vector<uint32_t> events;
