@@ -1593,7 +1593,13 @@ class Enumerator {
       ++set;
     }
     try {
-      cat::ModelResult<cat::IntervalAlgebra> r = iinterp_.run(*ialg_, {}, &icache_);
+      // Only flags and undefined_unless checks make the bound: the plain checks (ranked kSkipCheck) are not
+      // evaluated, nor what only they use.
+      if (flagsOnly_.size() != iinterp_.checks().size())
+        flagsOnly_.assign(iinterp_.checks().size(), cat::RunOptions::kSkipCheck);
+      cat::RunOptions ro;
+      ro.checkRank = &flagsOnly_;
+      cat::ModelResult<cat::IntervalAlgebra> r = iinterp_.run(*ialg_, ro, &icache_);
       for (const auto& o : r.outcomes)
         for (const auto& c : o.checks) {
           std::string name;
@@ -1884,6 +1890,7 @@ class Enumerator {
   uint64_t openRuns_ = 0;
   size_t lastFailed_ = SIZE_MAX;      // the check the last failing modelOpen run stopped at
   std::vector<uint32_t> onlyFailed_;  // explainClosed's ranks: that check alone
+  std::vector<uint32_t> flagsOnly_;   // possibleFlags' ranks: every plain check skipped
   std::map<std::string, outcome::StateResult> states_;
 
   // Per skeleton.
