@@ -1158,6 +1158,16 @@ class Enumerator {
       idx.push_back(sw);
   }
 
+  // The active swaps of the events ev and of the ends of the pairs rfP and coP (noteActiveSwap).
+  std::vector<int> activeSwapsOf(const std::vector<size_t>& ev, const std::vector<std::pair<size_t, size_t>>& rfP,
+                                 const std::vector<std::pair<size_t, size_t>>& coP) const {
+    std::vector<int> idx;
+    for (size_t e : ev) noteActiveSwap(e, idx);
+    for (auto [x, y] : rfP) noteActiveSwap(x, idx), noteActiveSwap(y, idx);
+    for (auto [x, y] : coP) noteActiveSwap(x, idx), noteActiveSwap(y, idx);
+    return idx;
+  }
+
   // The event that swaps `set` (bits over swaps_) maps x to.
   size_t swapped(size_t x, uint32_t set, const std::vector<int>& idx) const {
     const int s = swapOf_[x];
@@ -1197,9 +1207,7 @@ class Enumerator {
   // checks to evaluate.
   bool closedUnderSwaps(const std::vector<std::pair<size_t, size_t>>& rfP,
                         const std::vector<std::pair<size_t, size_t>>& coP, const std::vector<uint32_t>* rank) {
-    std::vector<int> idx;
-    for (auto [x, y] : rfP) noteActiveSwap(x, idx), noteActiveSwap(y, idx);
-    for (auto [x, y] : coP) noteActiveSwap(x, idx), noteActiveSwap(y, idx);
+    const std::vector<int> idx = activeSwapsOf({}, rfP, coP);
     if (idx.empty()) return true;
     if (idx.size() > kMaxSwapPairs) return false;
     for (uint32_t set = 1; set < (uint32_t{1} << idx.size()); ++set) {
@@ -1249,10 +1257,7 @@ class Enumerator {
   // combination of the swaps of its events too.
   bool coreClosed(uint64_t kind, std::vector<size_t> keyEv, std::vector<std::pair<size_t, size_t>> rfP,
                   std::vector<std::pair<size_t, size_t>> coP) {
-    std::vector<int> idx;
-    for (size_t e : keyEv) noteActiveSwap(e, idx);
-    for (auto [x, y] : rfP) noteActiveSwap(x, idx), noteActiveSwap(y, idx);
-    for (auto [x, y] : coP) noteActiveSwap(x, idx), noteActiveSwap(y, idx);
+    const std::vector<int> idx = activeSwapsOf(keyEv, rfP, coP);
     if (idx.empty()) return true;
     if (idx.size() > kMaxSwapPairs) return false;
     for (uint32_t set = 1; set < (uint32_t{1} << idx.size()); ++set) {
