@@ -356,6 +356,8 @@ class Enumerator {
     }
     findSwaps();
     refutePending_ = prune_ && sk.blocked && opts_.refuteByLocations;
+    projTried_.clear();
+    projSpent_ = 0;
     for (int attempt = 0;;) {
       const Order ord = stateFirst && byState_ ? Order::ByState
                         : attempt % 3 == 0     ? Order::ByNeighbour
@@ -363,7 +365,9 @@ class Enumerator {
                                                : Order::ByDepth;
       orderSteps(ord);
       byStateTry_ = ord == Order::ByState;
-      startTry(limit);
+      // A path choice with a blocked thread is mostly refuted, often by one or two locations alone
+      // (refutedAlone): its first try gets a small budget, so that those are searched early.
+      startTry(refutePending_ && attempt == 0 ? std::min(limit, opts_.blockedFirstBudget) : limit);
       attemptOrder_ = ord;
       attemptModelRuns_ = 0;
       attemptCandidates_ = candidates_ + leftOut_;
@@ -376,10 +380,7 @@ class Enumerator {
         return;
       } catch (const Abandon&) {
         ++abandoned_;
-        if (refutePending_ && ord != Order::ByState) {
-          refutePending_ = false;
-          if (refutedAlone()) return;
-        }
+        if (refutePending_ && ord != Order::ByState && refutedAlone()) return;
         if (ord == Order::ByState) {
           byState_ = false;  // for the rest of the test
         } else {
@@ -392,14 +393,17 @@ class Enumerator {
 
   // Whether the decisions of one location, or of two, alone (their co orders and their reads' sources)
   // already fail in every way they can be taken, which refutes the path choice: every execution takes
-  // them one way, and what fails for good on a partial execution fails on all its completions. After the
-  // first decision order of a path choice stalled, each location that decides something (a blocked wait's,
-  // or one whose reads a path guard depends on) is searched so alone, then the pairs of locations that
-  // explained the most failed nodes of the stalled search together, each with a node budget (and all of
-  // them with kProjectionTotal); then the next order. A thread of a pipeline that blocks at a wait while the others run
-  // to the end is often refuted by one barrier's chain (a wait that could only read a stale phase, which coherence
-  // forbids) or two (a causality cycle through a full and an empty barrier), which the orders reach only after other
-  // locations' choices (docs/design.md "The enum engine's search").
+  // them one way, and what fails for good on a partial execution fails on all its completions. Each time a
+  // decision order of a path choice with a blocked thread stalls (the first one after
+  // EnumOptions::blockedFirstBudget nodes), the groups not searched yet in this path choice are searched
+  // so, each with a node budget (all of them, over the path choice, within kProjectionTotal): each location
+  // that decides something (a blocked wait's, or one whose reads a path guard depends on) alone, then the
+  // pairs of locations that explained the most failed nodes of the stalled searches together; then the
+  // next order. The searches so far pick the pairs, so a pair missed after a short first try is still
+  // found after a later one. A thread of a pipeline that blocks at a wait while the others run to the end
+  // is often refuted by one barrier's chain (a wait that could only read a stale phase, which coherence
+  // forbids) or two (a causality cycle through a full and an empty barrier), which the orders reach only
+  // after other locations' choices (docs/design.md "The enum engine's search").
   bool refutedAlone() {
     const events::Skeleton& sk = *sk_;
     std::vector<char> sync(nLocs_, 0);
@@ -413,14 +417,19 @@ class Enumerator {
     for (size_t loc = 0; loc < nLocs_; ++loc)
       if (sync[loc]) locs.push_back(loc);
     std::vector<BitSet> groups;  // each location, then each pair
-    for (size_t a : locs) groups.push_back(BitSet(nLocs_)), groups.back().set(a);
+    auto tried = [&](size_t a, size_t b) {
+      return std::find(projTried_.begin(), projTried_.end(), std::make_pair(a, b)) != projTried_.end();
+    };
+    for (size_t a : locs)
+      if (!tried(a, a)) groups.push_back(BitSet(nLocs_)), groups.back().set(a), projTried_.emplace_back(a, a);
     // Pairs: those that failed nodes of the stalled search together most often, the most first.
     std::vector<std::pair<uint64_t, size_t>> pairs;
     for (size_t x = 0; x < pairHits_.size(); ++x)
-      if (pairHits_[x] > 0) pairs.emplace_back(pairHits_[x], x);
+      if (pairHits_[x] > 0 && !tried(x / nLocs_, x % nLocs_)) pairs.emplace_back(pairHits_[x], x);
     std::sort(pairs.begin(), pairs.end(), std::greater<>());
     if (pairs.size() > kProjectionPairs) pairs.resize(kProjectionPairs);
     for (const auto& [hits, x] : pairs) {
+      projTried_.emplace_back(x / nLocs_, x % nLocs_);
       groups.push_back(BitSet(nLocs_));
       groups.back().set(x / nLocs_);
       groups.back().set(x % nLocs_);
@@ -429,7 +438,7 @@ class Enumerator {
     bool refuted = false;
     projecting_ = true;
     // The groups' nodes together are bounded too (a test with many deciding locations).
-    for (size_t g = 0, spent = 0; g < groups.size() && !refuted && spent < kProjectionTotal; ++g) {
+    for (size_t g = 0; g < groups.size() && !refuted && projSpent_ < kProjectionTotal; ++g) {
       steps_.clear();
       for (const Step& st : all)
         if (st.kind != Step::Sc && groups[g].test(st.loc)) steps_.push_back(st);
@@ -441,7 +450,7 @@ class Enumerator {
       } catch (const ProjectionOpen&) {
       } catch (const Abandon&) {
       }
-      spent += attemptNodes_;
+      projSpent_ += attemptNodes_;
       projNodes_ += attemptNodes_;
     }
     projecting_ = false;
@@ -1878,7 +1887,9 @@ class Enumerator {
       std::getenv("PTXMM_ENUM_STATS") != nullptr && std::string(std::getenv("PTXMM_ENUM_STATS")) == "2";
   std::vector<uint64_t> pairHits_;  // per pair of locations (a * nLocs_ + b, a < b): failed nodes they explain
   static constexpr size_t kProjectionPairs = 8;        // pairs refutedAlone tries
-  bool refutePending_ = false;                         // refutedAlone is still to be tried in this path choice
+  bool refutePending_ = false;                         // refutedAlone is tried when an order stalls in this path choice
+  std::vector<std::pair<size_t, size_t>> projTried_;   // the groups refutedAlone searched in this path choice
+  uint64_t projSpent_ = 0;                             // their search nodes
   bool projecting_ = false;                            // refutedAlone's search: one or two locations' decisions only
   static constexpr uint64_t kProjectionBudget = 1000;  // search nodes per location or pair (refutedAlone)
   static constexpr uint64_t kProjectionTotal = 16 * kProjectionBudget;  // per path choice (refutedAlone)

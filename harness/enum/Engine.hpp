@@ -30,6 +30,10 @@ struct EnumOptions {
   /// without reaching a deeper decision, before it is abandoned for the next order (docs/design.md "The
   /// enum engine's search"; doubled after each round of the three orders).
   uint64_t orderNodeBudget = 1000;
+  /// The first decision order's budget instead, at most orderNodeBudget, in a path choice in which a thread
+  /// blocks, where refuteByLocations is tried each time an order stalls: most such path choices are
+  /// infeasible, and one or two locations' decisions alone often refute them sooner than an order does.
+  uint64_t blockedFirstBudget = 100;
   /// Count every allowed execution of each state, as herd7 does. Otherwise a subtree of the search whose
   /// final state is decided, already recorded and cannot gain a flag is left out (docs/design.md "States,
   /// not executions"), and each state counts 1 (EngineResult::countsAreExecutions false).
@@ -38,9 +42,10 @@ struct EnumOptions {
   /// alternatives of a decision whose location is not among the reasons (conflict-directed backjumping,
   /// docs/design.md "The enum engine's search"). Off: every alternative is searched (for tests).
   bool backjump = true;
-  /// After the first decision order of a path choice in which a thread blocks stalled, search the
-  /// decisions of each deciding location alone, then of pairs of locations, for a refutation of the whole
-  /// path choice (docs/design.md "The enum engine's search"). Off: only the decision orders (for tests).
+  /// Each time a decision order of a path choice in which a thread blocks stalls, search the decisions of
+  /// each deciding location alone, then of pairs of locations, that were not searched so yet, for a
+  /// refutation of the whole path choice (docs/design.md "The enum engine's search"). Off: only the
+  /// decision orders (for tests).
   bool refuteByLocations = true;
   /// Record each failure the model explains by fewer than all locations with the rf and co pairs of those
   /// locations (a no-good), and fail a later node of the path choice that has those pairs, complete
