@@ -1886,7 +1886,7 @@ class Enumerator {
   bool statsPerChoice_ =
       std::getenv("PTXMM_ENUM_STATS") != nullptr && std::string(std::getenv("PTXMM_ENUM_STATS")) == "2";
   std::vector<uint64_t> pairHits_;  // per pair of locations (a * nLocs_ + b, a < b): failed nodes they explain
-  static constexpr size_t kProjectionPairs = 8;        // pairs refutedAlone tries
+  static constexpr size_t kProjectionPairs = 8;        // new pairs refutedAlone tries each time
   bool refutePending_ = false;                         // refutedAlone is tried when an order stalls in this path choice
   std::vector<std::pair<size_t, size_t>> projTried_;   // the groups refutedAlone searched in this path choice
   uint64_t projSpent_ = 0;                             // their search nodes

@@ -43,7 +43,7 @@ struct EnumOptions {
   /// docs/design.md "The enum engine's search"). Off: every alternative is searched (for tests).
   bool backjump = true;
   /// Each time a decision order of a path choice in which a thread blocks stalls, search the decisions of
-  /// each deciding location alone, then of pairs of locations, that were not searched so yet, for a
+  /// each deciding location alone, then of pairs of locations, not yet searched so, for a
   /// refutation of the whole path choice (docs/design.md "The enum engine's search"). Off: only the
   /// decision orders (for tests).
   bool refuteByLocations = true;
