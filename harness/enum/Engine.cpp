@@ -355,7 +355,8 @@ class Enumerator {
       co_ = coBase_;
     }
     findSwaps();
-    refutePending_ = prune_ && sk.blocked && opts_.refuteByLocations;
+    // refutedAlone is tried each time an order stalls in a path choice in which a thread blocks.
+    const bool refuting = prune_ && sk.blocked && opts_.refuteByLocations;
     projTried_.clear();
     projSpent_ = 0;
     for (int attempt = 0;;) {
@@ -367,7 +368,7 @@ class Enumerator {
       byStateTry_ = ord == Order::ByState;
       // A path choice with a blocked thread is mostly refuted, often by one or two locations alone
       // (refutedAlone): its first try gets a small budget, so that those are searched early.
-      startTry(refutePending_ && attempt == 0 ? std::min(limit, opts_.blockedFirstBudget) : limit);
+      startTry(refuting && attempt == 0 ? std::min(limit, opts_.blockedFirstBudget) : limit);
       attemptOrder_ = ord;
       attemptModelRuns_ = 0;
       attemptCandidates_ = candidates_ + leftOut_;
@@ -380,7 +381,7 @@ class Enumerator {
         return;
       } catch (const Abandon&) {
         ++abandoned_;
-        if (refutePending_ && ord != Order::ByState && refutedAlone()) return;
+        if (refuting && ord != Order::ByState && refutedAlone()) return;
         if (ord == Order::ByState) {
           byState_ = false;  // for the rest of the test
         } else {
@@ -1887,7 +1888,6 @@ class Enumerator {
       std::getenv("PTXMM_ENUM_STATS") != nullptr && std::string(std::getenv("PTXMM_ENUM_STATS")) == "2";
   std::vector<uint64_t> pairHits_;  // per pair of locations (a * nLocs_ + b, a < b): failed nodes they explain
   static constexpr size_t kProjectionPairs = 8;        // new pairs refutedAlone tries each time
-  bool refutePending_ = false;                         // refutedAlone is tried when an order stalls in this path choice
   std::vector<std::pair<size_t, size_t>> projTried_;   // the groups refutedAlone searched in this path choice
   uint64_t projSpent_ = 0;                             // their search nodes
   bool projecting_ = false;                            // refutedAlone's search: one or two locations' decisions only

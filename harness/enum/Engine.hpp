@@ -43,8 +43,8 @@ struct EnumOptions {
   /// docs/design.md "The enum engine's search"). Off: every alternative is searched (for tests).
   bool backjump = true;
   /// Each time a decision order of a path choice in which a thread blocks stalls, search the decisions of
-  /// each deciding location alone, then of pairs of locations, not yet searched so, for a
-  /// refutation of the whole path choice (docs/design.md "The enum engine's search"). Off: only the
+  /// each deciding location alone, then of pairs of locations, not yet searched, for a refutation of the
+  /// whole path choice (docs/design.md "The enum engine's search"). Off: only the
   /// decision orders (for tests).
   bool refuteByLocations = true;
   /// Record each failure the model explains by fewer than all locations with the rf and co pairs of those

@@ -726,7 +726,7 @@ TEST_CASE("smt: under a deadline the encoding reaches Z3 in parts, with the same
 TEST_CASE("enum: a stalled path choice is refuted by one or two locations' decisions only when they fail",
           "[check][enum]") {
   // Each time a decision order of a path choice in which a thread blocks stalls, the decisions of each
-  // deciding location, then of pairs of locations, not searched so yet are searched alone (docs/design.md
+  // deciding location, then of pairs of locations, not yet searched are searched alone (docs/design.md
   // "The enum engine's search"); the path choice is dropped only if every way of taking them fails. With
   // node budgets of 8 and 1 the search stalls in most blocked path choices, the feasible ones among them:
   // those of ring-K2-N5-no-release1 (both threads blocked) and ring-K2-N5-wrong-parity4 (the consumer
