@@ -94,7 +94,7 @@ Verdict undecidedVerdict(const litmus::Test& test, const std::string& modelName,
 }
 
 Verdict checkTest(const litmus::Test& test, const cat::Model& model, const std::string& modelName,
-                  const CheckOptions& options, z3::context* ctx) {
+                  const CheckOptions& options, smt::Workspace* ws) {
   auto t0 = std::chrono::steady_clock::now();
   Verdict v;
   auto fail = [&](Status st, const std::string& msg, bool internal = false) {
@@ -153,10 +153,10 @@ Verdict checkTest(const litmus::Test& test, const cat::Model& model, const std::
         so.maxStates = options.maxStates;
         so.witnesses = options.witnesses;
         so.countExecutions = options.countExecutions && options.engine == Engine::Smt;
-        std::unique_ptr<z3::context> own;
-        if (!ctx) own = std::make_unique<z3::context>();
-        if (ctx) so.releaseLater = options.releaseLater;  // never with a context freed here
-        EngineResult r = smt::runSmt(ctx ? *ctx : *own, program, model, spec, so);
+        std::unique_ptr<smt::Workspace> own;
+        if (!ws) own = std::make_unique<smt::Workspace>();
+        if (ws) so.releaseLater = options.releaseLater;  // never with a workspace freed here
+        EngineResult r = smt::runSmt(ws ? *ws : *own, program, model, spec, so);
         if (options.smtResultHook) options.smtResultHook(r);
         return makeVerdict(test, std::move(r));
       };

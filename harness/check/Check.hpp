@@ -11,8 +11,8 @@
 #include "check/Verdict.hpp"
 #include "litmus/Ast.hpp"
 
-namespace z3 {
-class context;
+namespace ptxmm::smt {
+class Workspace;
 }
 
 namespace ptxmm::check {
@@ -46,9 +46,9 @@ struct CheckOptions {
   bool countExecutions = false;
   /// Test hook: called on the smt result before comparison (to inject engine disagreements).
   std::function<void(EngineResult&)> smtResultHook;
-  /// With a caller's context: the smt engine's solver and encoding are moved here instead of being freed
+  /// With a caller's workspace: the smt engine's solver and encoding are moved here instead of being freed
   /// before checkTest returns (smt::SmtOptions::releaseLater), for the caller to free once it has reported
-  /// the verdict, on the same thread and before the context.
+  /// the verdict, on the same thread and before the workspace.
   std::shared_ptr<void>* releaseLater = nullptr;
 };
 
@@ -61,9 +61,9 @@ struct CheckOptions {
 /// and lowering errors give Status::Error, a spent time budget Status::Timeout, size caps and refused
 /// input Status::Unknown, each with a message naming the file; an engine disagreement gives
 /// Status::Error with internalError set.
-/// `ctx` is the caller's z3 context (one per thread); null → a temporary one.
+/// `ws` is the caller's smt workspace (one per thread); null → a temporary one.
 [[nodiscard]] Verdict checkTest(const litmus::Test& test, const cat::Model& model, const std::string& modelName,
-                                const CheckOptions& options, z3::context* ctx = nullptr);
+                                const CheckOptions& options, smt::Workspace* ws = nullptr);
 
 /// First difference between two engine results on one test ("" if they agree on states, Ok/No and
 /// flags); the message names the first differing state.

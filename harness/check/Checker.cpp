@@ -2,13 +2,14 @@
 #include "check/Checker.hpp"
 
 #include <fmt/format.h>
-#include <z3++.h>
 
 #include <atomic>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
 #include <optional>
+
+#include "smt/Engine.hpp"
 
 namespace ptxmm::check {
 
@@ -41,9 +42,9 @@ namespace {
 
 using Run = detail::CheckRun;
 
-// What the check's thread owns: its copies of the inputs, and a share of the context.
+// What the check's thread owns: its copies of the inputs, and a share of the workspace.
 struct Job {
-  std::shared_ptr<z3::context> ctx;
+  std::shared_ptr<smt::Workspace> ws;
   litmus::Test test;
   cat::Model model;
   std::string modelName;
@@ -55,7 +56,7 @@ void runJob(Run& run, std::unique_ptr<Job> job) {
   job->options.releaseLater = &later;
   Verdict v;
   try {
-    v = checkTest(job->test, job->model, job->modelName, job->options, job->ctx.get());
+    v = checkTest(job->test, job->model, job->modelName, job->options, job->ws.get());
   } catch (const std::exception& e) {
     v = undecidedVerdict(job->test, job->modelName, job->options.engine, Status::Error,
                          std::string("internal error: ") + e.what());
@@ -67,7 +68,7 @@ void runJob(Run& run, std::unique_ptr<Job> job) {
   }
   run.cv.notify_all();
   later.reset();
-  job.reset();  // the inputs, and the context if the Checker has let go of it
+  job.reset();  // the inputs, and the workspace if the Checker has let go of it
   std::lock_guard<std::mutex> lock(run.mu);
   run.finished = true;
   if (run.left) --gLeftRunning;
@@ -89,7 +90,7 @@ size_t checksLeftRunning() { return gLeftRunning.load(); }
 Checker::Checker() = default;
 
 Checker::~Checker() {
-  // Under a deadline the last check may still be freeing its solver (its thread shares the context).
+  // Under a deadline the last check may still be freeing its solver (its thread shares the workspace).
   if (last_.joinable()) {
     lastRun_->leave();
     last_.detach();
@@ -98,13 +99,13 @@ Checker::~Checker() {
 
 Verdict Checker::check(const litmus::Test& test, const cat::Model& model, const std::string& modelName,
                        const CheckOptions& options) {
-  if (last_.joinable()) last_.join();  // the previous check is freeing its solver on the context
-  if (!ctx_ && options.engine != Engine::Enum) ctx_ = std::make_shared<z3::context>();
-  if (options.timeoutMs == 0) return checkTest(test, model, modelName, options, ctx_.get());
+  if (last_.joinable()) last_.join();  // the previous check is freeing its encoding in the workspace
+  if (!ws_ && options.engine != Engine::Enum) ws_ = std::make_shared<smt::Workspace>();
+  if (options.timeoutMs == 0) return checkTest(test, model, modelName, options, ws_.get());
 
   const auto start = std::chrono::steady_clock::now();
   auto run = std::make_shared<Run>();
-  auto job = std::make_unique<Job>(Job{ctx_, test, model, modelName, options});
+  auto job = std::make_unique<Job>(Job{ws_, test, model, modelName, options});
   std::thread t([run, job = std::move(job)]() mutable { runJob(*run, std::move(job)); });
   const auto grace = deadlineGrace(options.timeoutMs);
   {
@@ -120,7 +121,7 @@ Verdict Checker::check(const litmus::Test& test, const cat::Model& model, const 
   }
   run->leave();
   t.detach();
-  ctx_.reset();  // the abandoned check keeps its context; the next check gets a new one
+  ws_.reset();  // the abandoned check keeps its workspace; the next check gets a new one
   Verdict v = undecidedVerdict(test, modelName, options.engine, Status::Timeout,
                                abandonedMessage(test.file, options.timeoutMs, grace));
   v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -27,18 +27,19 @@ struct CheckRun;  // one check on its thread (Checker.cpp)
                                            std::chrono::milliseconds grace);
 
 /// How many checks of this process a Checker stopped waiting for and that are still running: abandoned at
-/// their deadline (they run on until they next look at their budget), or freeing their solver and context
+/// their deadline (they run on until they next look at their budget), or freeing their solver and workspace
 /// when the Checker was destroyed. Their threads own what they use; a command that left one running ends
 /// with std::_Exit once its output is flushed, rather than wait for it or tear down what it uses.
 [[nodiscard]] size_t checksLeftRunning();
 
-/// Checks tests one after another with one z3 context (made when a check first needs the smt engine). Without
+/// Checks tests one after another with one smt workspace (smt::Workspace: a z3 context and its solver, made when
+/// a check first needs the smt engine). Without
 /// a time budget (CheckOptions::timeoutMs 0) a check runs on the calling thread. With one, it runs on a thread
 /// of its own that the caller waits for until the budget and deadlineGrace() are spent; then the verdict is
 /// a timeout whose message says the check was abandoned, the check goes on with its own copies of the test,
-/// model and options and its context until it next looks at its budget, and its result is dropped. The next
-/// check gets a new context. A check that returns in time frees its solver after handing in the verdict
-/// (CheckOptions::releaseLater), while the caller goes on; the last one is left to free it, and the context,
+/// model and options and its workspace until it next looks at its budget, and its result is dropped. The next
+/// check gets a new workspace. A check that returns in time frees its solver after handing in the verdict
+/// (CheckOptions::releaseLater), while the caller goes on; the last one is left to free it, and the workspace,
 /// when the Checker is destroyed. Not thread-safe: one Checker per thread.
 class Checker {
  public:
@@ -47,13 +48,13 @@ class Checker {
   Checker(const Checker&) = delete;
   Checker& operator=(const Checker&) = delete;
 
-  /// checkTest with this checker's context, under the deadline above.
+  /// checkTest with this checker's workspace, under the deadline above.
   [[nodiscard]] Verdict check(const litmus::Test& test, const cat::Model& model, const std::string& modelName,
                               const CheckOptions& options);
 
  private:
-  std::shared_ptr<z3::context> ctx_;
-  std::thread last_;  // the last check's thread, freeing its solver: joined before the context is used again
+  std::shared_ptr<smt::Workspace> ws_;
+  std::thread last_;  // the last check's thread, freeing its solver: joined before the workspace is used again
   std::shared_ptr<detail::CheckRun> lastRun_;
 };
 

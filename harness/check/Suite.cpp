@@ -2,7 +2,6 @@
 #include "check/Suite.hpp"
 
 #include <fmt/format.h>
-#include <z3++.h>
 
 #include <algorithm>
 #include <chrono>
@@ -20,6 +19,7 @@
 #include "check/CiReport.hpp"
 #include "check/Dot.hpp"
 #include "litmus/Parser.hpp"
+#include "smt/Engine.hpp"
 #include "support/Budget.hpp"
 #include "support/Parallel.hpp"
 
@@ -218,8 +218,8 @@ struct SuiteWork {
   std::vector<TestProgress> progress;  // by file
   std::mutex mu;
   std::condition_variable cv;
-  std::vector<std::unique_ptr<z3::context>> contexts;  // one per worker, made when its first test needs one
-  std::thread checking;                                // runs the workers
+  std::vector<std::unique_ptr<smt::Workspace>> workspaces;  // one per worker, made when its first test needs one
+  std::thread checking;                                     // runs the workers
 
   SuiteWork() = default;
   SuiteWork(const SuiteWork&) = delete;
@@ -266,7 +266,7 @@ bool describeVerdict(const Verdict& v, const std::filesystem::path& file, const 
 }
 
 // Parses and checks test i of the suite on a worker, and compares its verdict with the expectation.
-TestOutcome checkOne(SuiteWork& w, size_t i, z3::context* ctx, std::shared_ptr<void>* releaseLater) {
+TestOutcome checkOne(SuiteWork& w, size_t i, smt::Workspace* ws, std::shared_ptr<void>* releaseLater) {
   const SuiteOptions& options = w.options;
   const cat::Model& model = w.model;
   const std::string& modelName = w.modelName;
@@ -327,7 +327,7 @@ TestOutcome checkOne(SuiteWork& w, size_t i, z3::context* ctx, std::shared_ptr<v
   // The workers no other test needs (runSuite: one per test at most) search this one's path choices.
   co.enumThreads =
       std::max(1, workerCount(SIZE_MAX, options.jobs) / static_cast<int>(std::max<size_t>(1, w.files.size())));
-  Verdict v = checkTest(*parsed.test, model, modelName, co, ctx);
+  Verdict v = checkTest(*parsed.test, model, modelName, co, ws);
   if (!describeVerdict(v, file, options, o)) return o;
   if (!v.note.empty()) o.diag += fmt::format("NOTE {}: {}\n", file.string(), v.note);
   o.live = liveness(v);
@@ -447,16 +447,17 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
   }
   std::stable_sort(w.order.begin(), w.order.end(), [&](size_t a, size_t b) { return sizes[a] > sizes[b]; });
 
-  // Workers check the tests (each with its own z3 context, made when its first test needs the smt engine: making
-  // one costs more than checking a small test) while this thread prints the results in file order as they
-  // become ready. A worker frees a test's solver after handing in its result.
+  // Workers check the tests (each with its own smt workspace, a z3 context and the solver its tests take turns
+  // on, made when its first test needs the smt engine: making one costs more than checking a small test) while
+  // this thread prints the results in file order as they become ready. A worker frees a test's encoding after
+  // handing in its result.
   const int workers = workerCount(files.size(), options.jobs);
-  w.contexts.resize(static_cast<size_t>(workers));
+  w.workspaces.resize(static_cast<size_t>(workers));
   w.checking = std::thread([wp = work.get(), workers] {
     parallelFor(wp->files.size(), workers, [wp](size_t k, int wi) {
       SuiteWork& w = *wp;
-      auto& ctx = w.contexts[static_cast<size_t>(wi)];
-      if (!ctx && w.options.check.engine != Engine::Enum) ctx = std::make_unique<z3::context>();
+      auto& ws = w.workspaces[static_cast<size_t>(wi)];
+      if (!ws && w.options.check.engine != Engine::Enum) ws = std::make_unique<smt::Workspace>();
       const size_t i = w.order[k];
       {
         std::lock_guard<std::mutex> lock(w.mu);
@@ -466,7 +467,7 @@ SuiteSummary runSuite(const std::vector<std::string>& paths, const SuiteOptions&
       std::shared_ptr<void> later;
       TestOutcome o;
       try {
-        o = checkOne(w, i, ctx.get(), &later);
+        o = checkOne(w, i, ws.get(), &later);
       } catch (const std::exception& e) {
         o.kind = TestOutcome::Fail;
         o.status = Status::Error;

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -168,9 +169,10 @@ class StatTimer {
 
 class SmtRunner {
  public:
-  SmtRunner(z3::context& ctx, const events::EventProgram& prog, const cat::Model& model, const outcome::StateSpec& spec,
+  SmtRunner(Workspace& ws, const events::EventProgram& prog, const cat::Model& model, const outcome::StateSpec& spec,
             const SmtOptions& opts)
-      : ctx_(ctx),
+      : ws_(ws),
+        ctx_(ws.ctx()),
         prog_(prog),
         spec_(spec),
         opts_(opts),
@@ -582,7 +584,7 @@ class SmtRunner {
     stats_.note("values: " + layout_.describe());
     phase.emplace(stats_, "skeleton");
     held_.reset();  // a narrower try's (Widen), before this one builds its own
-    held_ = std::make_unique<Held>(ctx_);
+    held_ = std::make_unique<Held>(ws_);
     TermTable& terms = held_->terms;
     z3::solver& s = held_->solver;
     pending_.clear();
@@ -1216,6 +1218,7 @@ class SmtRunner {
   static constexpr size_t kMaxPathChoices = size_t{1} << 20;
   static constexpr size_t kExploreAfterStates = 4;  // exploreNeighbours: solver states found first
 
+  Workspace& ws_;
   z3::context& ctx_;
   const events::EventProgram& prog_;
   const outcome::StateSpec& spec_;
@@ -1245,9 +1248,20 @@ class SmtRunner {
   // (a spent budget) does not free them while unwinding, and the caller may free them after reporting
   // (SmtOptions::releaseLater): Z3 takes about half a second to free an encoding of 800,000 terms.
   struct Held {
-    explicit Held(z3::context& c) : terms(c), solver(c, z3::solver::simple()) {}
+    explicit Held(Workspace& w) : ws(w), owned(w.takeSolver()), solver(*owned), terms(w.ctx()) {}
+    Held(const Held&) = delete;
+    Held& operator=(const Held&) = delete;
+    ~Held() {
+      try {
+        solver.pop();  // the test's scope: the encoding leaves the solver
+      } catch (const z3::exception&) {
+        ws.dropSolver();  // its scopes are not known: the next test gets a new one
+      }
+    }
+    Workspace& ws;
+    std::shared_ptr<z3::solver> owned;
+    z3::solver& solver;
     TermTable terms;
-    z3::solver solver;
     size_t termsTakenIn = 0;  // terms the solver was given (checkSolverMemory)
   };
   std::unique_ptr<Held> takeHeld() { return std::move(held_); }
@@ -1262,8 +1276,24 @@ void limitSolverMemory(uint64_t bytes) { solverMemoryLimit = bytes; }
 
 void setRandomSeed(unsigned seed) { z3::set_param("smt.random_seed", static_cast<int>(seed)); }
 
-outcome::EngineResult runSmt(z3::context& ctx, const events::EventProgram& program, const cat::Model& model,
+std::shared_ptr<z3::solver> Workspace::takeSolver() {
+  std::shared_ptr<z3::solver> s;
+  if (solver_ && solver_.use_count() == 1) {
+    s = solver_;
+    z3::params p(ctx_);
+    p.set("timeout", std::numeric_limits<unsigned>::max());  // an earlier test's deadline (setDeadline)
+    s->set(p);
+  } else {
+    s = std::make_shared<z3::solver>(ctx_, z3::solver::simple());
+    if (!solver_) solver_ = s;
+  }
+  s->push();
+  return s;
+}
+
+outcome::EngineResult runSmt(Workspace& ws, const events::EventProgram& program, const cat::Model& model,
                              const outcome::StateSpec& spec, const SmtOptions& options) {
+  z3::context& ctx = ws.ctx();
   // Relevancy filtering does not pay off on these encodings (measured: about 25% faster without).
   static std::once_flag once;
   std::call_once(once, [] { z3::set_param("smt.relevancy", 0); });
@@ -1293,7 +1323,7 @@ outcome::EngineResult runSmt(z3::context& ctx, const events::EventProgram& progr
   auto attempt = [&]() -> outcome::EngineResult {
     outcome::EngineResult r;
     try {
-      SmtRunner runner(ctx, program, model, spec, options);
+      SmtRunner runner(ws, program, model, spec, options);
       r = runner.run();
       held = runner.takeHeld();
       return r;
@@ -1327,6 +1357,9 @@ outcome::EngineResult runSmt(z3::context& ctx, const events::EventProgram& progr
                                options.timeoutMs);
     }
   }
+  // Only a solver whose last test ended normally is kept for the next one: after an interrupt, a limit or an
+  // error its state is not known.
+  if (r.status != outcome::Status::Ok) ws.dropSolver();
   if (options.releaseLater) *options.releaseLater = std::move(held);
   return r;
 }

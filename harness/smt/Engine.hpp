@@ -28,8 +28,8 @@ struct SmtOptions {
   bool narrowValues = true;      ///< values in the narrowest exact widths (smt/ValueLayout.hpp); false: 64 bits
   /// Non-null: the solver and the encoding are moved here instead of being freed before runSmt returns,
   /// so that the caller can report the result first (freeing a large encoding takes Z3 a good part of a
-  /// second). The caller frees it on the thread that ran runSmt, before `ctx`, and before that thread's
-  /// next use of `ctx`.
+  /// second). The caller frees it on the thread that ran runSmt, before the workspace, and before that
+  /// thread's next use of the workspace (else that test gets a solver of its own).
   std::shared_ptr<void>* releaseLater = nullptr;
 };
 
@@ -49,10 +49,31 @@ void setRandomSeed(unsigned seed);
 /// callers of limitSolverMemory add it per worker to the tests' own limit.
 inline constexpr uint64_t kSolverContextBytes = uint64_t{32} << 20;
 
-/// Runs the smt engine in `ctx` (one context per thread). Never throws: z3 exceptions and model
+/// A z3 context and the solver that the tests checked in it take turns on, one test at a time: each test's
+/// encoding is added in a scope of its own (push) and removed with it (pop). A solver made for each test cost
+/// 8 % of the suite's instructions: making one and setting up its theories costs as much as checking a small
+/// test (docs/performance.md "A solver per worker").
+class Workspace {
+ public:
+  Workspace() = default;
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+
+  [[nodiscard]] z3::context& ctx() { return ctx_; }
+  /// The solver for the next test, with a scope of its own pushed and no timeout: the shared one, or a new
+  /// one while an earlier test still holds the shared one (its encoding not yet freed: SmtOptions::releaseLater).
+  [[nodiscard]] std::shared_ptr<z3::solver> takeSolver();
+  /// After a test that was interrupted or met a z3 error: the next test gets a new solver.
+  void dropSolver() { solver_.reset(); }
+
+ private:
+  z3::context ctx_;  // declared first: freed after the solver
+  std::shared_ptr<z3::solver> solver_;
+};
+
+/// Runs the smt engine in `ws` (one workspace per thread). Never throws: z3 exceptions and model
 /// errors become Status::Error / Unknown with a message.
-[[nodiscard]] outcome::EngineResult runSmt(z3::context& ctx, const events::EventProgram& program,
-                                           const cat::Model& model, const outcome::StateSpec& spec,
-                                           const SmtOptions& options = {});
+[[nodiscard]] outcome::EngineResult runSmt(Workspace& ws, const events::EventProgram& program, const cat::Model& model,
+                                           const outcome::StateSpec& spec, const SmtOptions& options = {});
 
 }  // namespace ptxmm::smt

@@ -213,16 +213,16 @@ exists (0:r0 == 1 /\ 1:r0 == 3 /\ 2:r0 == 5)
   events::EventProgram prog = events::lower(test);
   outcome::StateSpec spec =
       outcome::makeStateSpec(*prog.test, [&](const litmus::LocRef& r) { return events::findLocation(prog, r); });
-  z3::context ctx;
+  smt::Workspace ws;
   smt::SmtOptions so;
   so.timeoutMs = 1;
   so.maxStates = 100000;
-  check::EngineResult r = smt::runSmt(ctx, prog, scModel(), spec, so);
+  check::EngineResult r = smt::runSmt(ws, prog, scModel(), spec, so);
   REQUIRE(r.status == check::Status::Timeout);
   CHECK(r.message.find("timeout") != std::string::npos);
   // Without the limit it finishes.
   so.timeoutMs = 0;
-  check::EngineResult full = smt::runSmt(ctx, prog, scModel(), spec, so);
+  check::EngineResult full = smt::runSmt(ws, prog, scModel(), spec, so);
   CHECK(full.status == check::Status::Ok);
   CHECK(full.states.size() > 1);
 }
@@ -296,8 +296,8 @@ TEST_CASE("enum: partial executions that fail a check for good are not extended"
   INFO(e.message);
   REQUIRE(e.status == check::Status::Ok);
   CHECK(e.candidates < 10000);
-  z3::context ctx;
-  check::EngineResult s = smt::runSmt(ctx, prog, ptx, spec);
+  smt::Workspace ws;
+  check::EngineResult s = smt::runSmt(ws, prog, ptx, spec);
   REQUIRE(s.status == check::Status::Ok);
   check::Verdict ve = check::makeVerdict(test, std::move(e)), vs = check::makeVerdict(test, std::move(s));
   CHECK(check::compareResults(ve, vs).empty());
@@ -342,8 +342,8 @@ TEST_CASE("smt: states next to an allowed execution are found without a solver c
       outcome::makeStateSpec(*prog.test, [&](const litmus::LocRef& r) { return events::findLocation(prog, r); });
   check::EngineResult e = enumeration::runEnum(prog, ptx, spec, {});
   REQUIRE(e.status == check::Status::Ok);
-  z3::context ctx;
-  check::EngineResult s = smt::runSmt(ctx, prog, ptx, spec);
+  smt::Workspace ws;
+  check::EngineResult s = smt::runSmt(ws, prog, ptx, spec);
   REQUIRE(s.status == check::Status::Ok);
   CHECK(s.states.size() == 40);
   CHECK(s.candidates < 20);  // solver calls: the state queries, the final unsat one, the core
@@ -387,10 +387,10 @@ std::pair<check::Verdict, check::Verdict> enumAndSmt(const std::string& name, en
   check::EngineResult e = enumeration::runEnum(c.prog, c.model, c.spec, eo);
   INFO(e.message);
   REQUIRE(e.status == check::Status::Ok);
-  z3::context ctx;
+  smt::Workspace ws;
   smt::SmtOptions so;
   so.countExecutions = true;
-  check::EngineResult s = smt::runSmt(ctx, c.prog, c.model, c.spec, so);
+  check::EngineResult s = smt::runSmt(ws, c.prog, c.model, c.spec, so);
   REQUIRE(s.status == check::Status::Ok);
   check::Verdict ve = check::makeVerdict(*c.test, std::move(e)), vs = check::makeVerdict(*c.test, std::move(s));
   CHECK(check::compareResults(ve, vs).empty());
@@ -650,8 +650,8 @@ TEST_CASE(
     check::EngineResult without = enumeration::runEnum(pc->prog, pc->model, pc->spec, off);
     REQUIRE(with.status == check::Status::Ok);
     REQUIRE(without.status == check::Status::Ok);
-    z3::context ctx;
-    check::EngineResult s = smt::runSmt(ctx, pc->prog, pc->model, pc->spec, {});
+    smt::Workspace ws;
+    check::EngineResult s = smt::runSmt(ws, pc->prog, pc->model, pc->spec, {});
     REQUIRE(s.status == check::Status::Ok);
     const check::Verdict vw = check::makeVerdict(*pc->test, std::move(with));
     const check::Verdict vo = check::makeVerdict(*pc->test, std::move(without));
@@ -707,11 +707,11 @@ TEST_CASE("smt: under a deadline the encoding reaches Z3 in parts, with the same
     auto pc = loadPtxCase(name);
     if (!pc) FAIL("test data or model missing: " << name);  // all in the repository: never skipped
     PtxCase& c = *pc;
-    z3::context ctx;
+    smt::Workspace ws;
     smt::SmtOptions so;
-    check::EngineResult plain = smt::runSmt(ctx, c.prog, c.model, c.spec, so);
+    check::EngineResult plain = smt::runSmt(ws, c.prog, c.model, c.spec, so);
     so.timeoutMs = 600000;
-    check::EngineResult parts = smt::runSmt(ctx, c.prog, c.model, c.spec, so);
+    check::EngineResult parts = smt::runSmt(ws, c.prog, c.model, c.spec, so);
     INFO(plain.message << " / " << parts.message);
     REQUIRE(plain.status == check::Status::Ok);
     REQUIRE(parts.status == check::Status::Ok);
@@ -721,6 +721,52 @@ TEST_CASE("smt: under a deadline the encoding reaches Z3 in parts, with the same
     CHECK(vp.states.size() == vd.states.size());
     CHECK(check::compareResults(vp, vd).empty());
   }
+}
+
+TEST_CASE("smt: tests checked one after another in one workspace give the results of a workspace each",
+          "[check][smt]") {
+  // A workspace's solver is shared by its tests, each in a scope of its own (smt::Workspace): a test must not see
+  // an earlier test's encoding, whether that test finished, was interrupted, or still holds the solver (its
+  // encoding kept for freeing later: a test started then gets a solver of its own), and a test after one with a
+  // deadline must not inherit the deadline.
+  std::vector<std::string> names = {"ring-K2-N5-no-release1.litmus", "ringmc-K2-N3.litmus",
+                                    "litmus/async-store/A01-stasync-no-wait.litmus", "ring-K1-N4.litmus",
+                                    "ring-K2-N5-wrong-parity4.litmus"};
+  std::vector<PtxCase> cases;
+  std::vector<check::Verdict> alone;
+  for (const auto& name : names) {
+    auto pc = loadPtxCase(name);
+    if (!pc) FAIL("test data or model missing: " << name);
+    smt::Workspace own;
+    check::EngineResult r = smt::runSmt(own, pc->prog, pc->model, pc->spec, {});
+    REQUIRE(r.status == check::Status::Ok);
+    alone.push_back(check::makeVerdict(*pc->test, std::move(r)));
+    cases.push_back(std::move(*pc));
+  }
+  smt::Workspace ws;
+  std::shared_ptr<void> held;  // the encoding of the test before, freed only after the next test
+  for (int round = 0; round < 2; ++round)
+    for (size_t i = 0; i < cases.size(); ++i) {
+      INFO(names[i] << " round " << round);
+      PtxCase& c = cases[i];
+      smt::SmtOptions so;
+      if (i == 0) {  // interrupted at once, then checked again in the same workspace
+        so.timeoutMs = 1;
+        check::EngineResult cut = smt::runSmt(ws, c.prog, c.model, c.spec, so);
+        CHECK(cut.status != check::Status::Ok);
+      }
+      so.timeoutMs = i % 2 ? 600000 : 0;
+      std::shared_ptr<void> next;
+      so.releaseLater = round == 1 ? &next : nullptr;
+      check::EngineResult r = smt::runSmt(ws, c.prog, c.model, c.spec, so);
+      INFO(r.message);
+      REQUIRE(r.status == check::Status::Ok);
+      const check::Verdict v = check::makeVerdict(*c.test, std::move(r));
+      CHECK(check::compareResults(alone[i], v).empty());
+      CHECK(alone[i].states.size() == v.states.size());
+      CHECK(alone[i].flags == v.flags);
+      held = std::move(next);
+    }
 }
 
 TEST_CASE("enum: a stalled path choice is refuted by one or two locations' decisions only when they fail",

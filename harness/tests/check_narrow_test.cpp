@@ -71,10 +71,10 @@ check::Verdict run(const litmus::Test& test, const cat::Model& model, bool narro
   events::EventProgram prog = events::lower(test);
   outcome::StateSpec spec =
       outcome::makeStateSpec(*prog.test, [&](const litmus::LocRef& r) { return events::findLocation(prog, r); });
-  z3::context ctx;
+  smt::Workspace ws;
   smt::SmtOptions so;
   so.narrowValues = narrow;
-  check::EngineResult r = smt::runSmt(ctx, prog, model, spec, so);
+  check::EngineResult r = smt::runSmt(ws, prog, model, spec, so);
   INFO(r.message);
   REQUIRE(r.status == check::Status::Ok);
   return check::makeVerdict(test, std::move(r));

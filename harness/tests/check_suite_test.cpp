@@ -13,6 +13,7 @@
 #include "check/Suite.hpp"
 #include "events/Lower.hpp"
 #include "litmus/Parser.hpp"
+#include "smt/Engine.hpp"
 
 using namespace ptxmm;
 
@@ -47,7 +48,7 @@ TEST_CASE("suite: sc.cat states are ptx.cat states, and the engines agree", "[ch
   cat::Model sc = cat::loadModel(root() / "models/sc.cat");
   auto files = suiteFiles();
   REQUIRE(files.size() > 400);
-  z3::context ctx;
+  smt::Workspace ws;
   size_t bothEngines = 0, crossChecked = 0;
   for (const auto& [f, small] : files) {
     INFO(f.string());
@@ -55,10 +56,10 @@ TEST_CASE("suite: sc.cat states are ptx.cat states, and the engines agree", "[ch
     check::CheckOptions opts;
     opts.engine = check::Engine::Smt;
     opts.witnesses = false;
-    check::Verdict vSc = check::checkTest(test, sc, "sc", opts, &ctx);
+    check::Verdict vSc = check::checkTest(test, sc, "sc", opts, &ws);
     opts.engine = small ? check::Engine::Both : check::Engine::Smt;
     opts.enumBudgetMs = 5000;
-    check::Verdict vPtx = check::checkTest(test, ptx, "ptx", opts, &ctx);
+    check::Verdict vPtx = check::checkTest(test, ptx, "ptx", opts, &ws);
     INFO(vSc.message << vPtx.message);
     REQUIRE(vSc.status == check::Status::Ok);
     REQUIRE(vPtx.status == check::Status::Ok);
