@@ -16,16 +16,23 @@ SCALING_TIMEOUT=${SCALING_TIMEOUT:-60}
 
 median() { sort -n | awk '{a[NR]=$1} END {if (NR==0) print "n/a"; else if (NR%2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
-suite() {  # engine -> prints "wall tests summary median max" (per-test times from --json, µs resolution)
-  local engine=$1 extra=${2:-}
-  local t0=$(date +%s.%N)
-  timeout "$ENUM_TIMEOUT" /usr/bin/time -f "%M" -o "$TMP/$engine.rss" $PTXMM check --json --engine "$engine" --model "$MODEL" $extra litmus/ >"$TMP/$engine.out" 2>"$TMP/$engine.err"
-  local rc=$?
-  local t1=$(date +%s.%N)
-  local wall=$(echo "$t1 - $t0" | bc)
-  python3 - "$TMP/$engine.out" "$wall" "$engine" "$rc" "$(tail -1 "$TMP/$engine.rss" 2>/dev/null)" <<'PY'
+suite() {  # engine [options] [runs] -> one table row; with several runs, the run of the median wall time and the range
+  local engine=$1 extra=${2:-} runs=${3:-1} walls=() k
+  for ((k = 0; k < runs; k++)); do
+    local t0=$(date +%s.%N)
+    timeout "$ENUM_TIMEOUT" /usr/bin/time -f "%M" -o "$TMP/$engine.$k.rss" $PTXMM check --json --engine "$engine" --model "$MODEL" $extra litmus/ >"$TMP/$engine.$k.out" 2>"$TMP/$engine.err"
+    echo $? >"$TMP/$engine.$k.rc"
+    local t1=$(date +%s.%N)
+    walls+=("$(echo "$t1 - $t0" | bc) $k")
+  done
+  local sorted=$(printf '%s\n' "${walls[@]}" | sort -n)
+  local med=$(echo "$sorted" | sed -n "$(((runs + 1) / 2))p")
+  local wall=${med% *} m=${med#* }
+  local range=""
+  [ "$runs" -gt 1 ] && range=" (${runs} runs: $(echo "$sorted" | awk '{printf "%s%.2f", (NR > 1 ? ", " : ""), $1}') s)"
+  python3 - "$TMP/$engine.$m.out" "$wall" "$engine" "$(cat "$TMP/$engine.$m.rc")" "$(tail -1 "$TMP/$engine.$m.rss" 2>/dev/null)" "$range" <<'PY'
 import json, sys
-path, wall, engine, rc, rss = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+path, wall, engine, rc, rss, rng = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
 rss = f"{int(rss) / 1024:.0f} MiB" if rss.isdigit() else "?"
 recs, summary = [], "none"
 for line in open(path):
@@ -43,7 +50,7 @@ med = (times[(n - 1) // 2] + times[n // 2]) / 2 if n else float("nan")
 slow = sorted(recs, key=lambda r: -r.get("time", 0.0))[:3]
 total = sum(times)
 under5 = sum(1 for t in times if t <= 0.005)
-print(f"| {engine} | {wall:.2f} s | {rss} | {n} | {med*1000:.1f} ms | {under5}/{n} | {total:.1f} s | {summary} (exit {rc}) | "
+print(f"| {engine} | {wall:.2f} s{rng} | {rss} | {n} | {med*1000:.1f} ms | {under5}/{n} | {total:.1f} s | {summary} (exit {rc}) | "
       + "; ".join(f"{r['test']} {r['time']:.2f} s" for r in slow) + " |")
 PY
 }
@@ -60,11 +67,11 @@ PY
   echo
   echo "## Whole suite"
   echo
-  echo "Per-test times are the JSON \`time\` fields (wall time of one test inside a worker, µs resolution; workers run in parallel, so the sum exceeds the suite wall time on several cores)."
+  echo "Per-test times are the JSON \`time\` fields (wall time of one test inside a worker, µs resolution; workers run in parallel, so the sum exceeds the suite wall time on several cores). smt runs the suite three times, one after another: its row is the run of the median wall time, with all three wall times (this virtual machine's speed drifts by a fifth from minute to minute)."
   echo
   echo "| engine | suite wall | peak RSS | tests | per-test median | tests ≤ 5 ms | sum of per-test times | summary | slowest |"
   echo "|---|---|---|---|---|---|---|---|---|"
-  suite smt
+  suite smt "" 3
   suite enum "--timeout 60"
   suite both
   echo
