@@ -377,7 +377,8 @@ class SmtRunner {
     return r;
   }
 
-  z3::check_result check(z3::solver& s, const z3::expr_vector& assumptions) {
+  z3::check_result check(const z3::expr_vector& assumptions) {
+    z3::solver& s = held_->solver();
     ++solverCalls_;
     if (!pending_.empty()) {
       StatTimer at(stats_, "assert");
@@ -586,7 +587,6 @@ class SmtRunner {
     held_.reset();  // a narrower try's (Widen), before this one builds its own
     held_ = std::make_unique<Held>(ws_);
     TermTable& terms = held_->terms;
-    z3::solver& s = held_->solver;
     pending_.clear();
     partEnds_.clear();
     phase.emplace(stats_, "frame");
@@ -852,17 +852,17 @@ class SmtRunner {
     const z3::expr_vector stateAssumptions = plus(assumptions, blockAct);
     stats_.query = "check (states)";
     for (;;) {
-      if (check(s, stateAssumptions) != z3::sat) {
+      if (check(stateAssumptions) != z3::sat) {
         if (found.empty()) {
           // No allowed execution at all: the core of this query already explains the outcome.
           noExecutionCore.emplace();
-          z3::expr_vector core = s.unsat_core();
+          z3::expr_vector core = held_->solver().unsat_core();
           for (unsigned i = 0; i < core.size(); ++i)
             if (auto it = axiomOf.find(core[i].id()); it != axiomOf.end()) noExecutionCore->insert(it->second);
         }
         break;
       }
-      z3::model m = s.get_model();
+      z3::model m = held_->solver().get_model();
       std::vector<int64_t> vals;
       z3::expr_vector diff(ctx_);
       for (const auto& te : termExprs) {
@@ -919,8 +919,8 @@ class SmtRunner {
       };
       for (const auto& f : found)
         if (states_.at(f.key).flags.count(name)) block(f.vals);
-      while (check(s, flagAssumptions) == z3::sat) {
-        z3::model m = s.get_model();
+      while (check(flagAssumptions) == z3::sat) {
+        z3::model m = held_->solver().get_model();
         std::vector<int64_t> vals;
         for (size_t i = 0; i < termExprs.size(); ++i) vals.push_back(valueIn(m, termExprs[i], termKind_[i]));
         auto it = states_.find(spec_.key(vals));
@@ -946,7 +946,7 @@ class SmtRunner {
       for (size_t i = 0; i < termExprs.size(); ++i)
         eqs.push_back(!differs(termExprs[i], termKind_[i], found[k].vals[i]));
       assertIn(z3::implies(stLit, z3::mk_and(eqs)));
-      st.executions += countExecutions(s, assumptions, stLit, terms, decision);
+      st.executions += countExecutions(assumptions, stLit, terms, decision);
     }
 
     // Which axioms forbid the outcome of interest, if no execution reaches it.
@@ -960,8 +960,8 @@ class SmtRunner {
       z3::expr target = propExpr(spec_.prop, termExprs);
       if (prog_.test->condition.quant == litmus::Condition::Quant::Forall) target = !target;
       assertIn(z3::implies(tl, target));
-      if (check(s, plus(assumptions, tl)) == z3::unsat) {
-        z3::expr_vector core = s.unsat_core();
+      if (check(plus(assumptions, tl)) == z3::unsat) {
+        z3::expr_vector core = held_->solver().unsat_core();
         for (unsigned i = 0; i < core.size(); ++i) {
           auto it = axiomOf.find(core[i].id());
           if (it != axiomOf.end()) core_.insert(it->second);
@@ -970,14 +970,14 @@ class SmtRunner {
     }
   }
 
-  uint64_t countExecutions(z3::solver& s, const z3::expr_vector& assumptions, const z3::expr& stLit, TermTable& terms,
+  uint64_t countExecutions(const z3::expr_vector& assumptions, const z3::expr& stLit, TermTable& terms,
                            const std::vector<Lit>& decision) {
     uint64_t count = 0;
     z3::expr countAct = ctx_.bool_const(fmt::format("count_{}", stLit.to_string()).c_str());
     const z3::expr_vector as = plus(plus(assumptions, stLit), countAct);
-    while (check(s, as) == z3::sat) {
+    while (check(as) == z3::sat) {
       ++count;
-      z3::model m = s.get_model();
+      z3::model m = held_->solver().get_model();
       z3::expr_vector diff(ctx_);
       for (Lit l : decision) {
         z3::expr e = terms.expr(l);
@@ -1217,6 +1217,11 @@ class SmtRunner {
 
   static constexpr size_t kMaxPathChoices = size_t{1} << 20;
   static constexpr size_t kExploreAfterStates = 4;  // exploreNeighbours: solver states found first
+  // The largest encoding checked in the workspace's shared solver (Held::solver). A solver with a scope pushed
+  // searches more slowly: ring-K8-N17 1.1 s -> 1.6-1.8 s, cow-W3-R1 +15 % instructions. A new solver costs
+  // about 4 million instructions (0.5 ms), which only the small encodings notice (docs/performance.md "A
+  // solver per worker"); 85 % of the suite's tests have at most 300 terms.
+  static constexpr size_t kSharedSolverTerms = 300;
 
   Workspace& ws_;
   z3::context& ctx_;
@@ -1248,20 +1253,27 @@ class SmtRunner {
   // (a spent budget) does not free them while unwinding, and the caller may free them after reporting
   // (SmtOptions::releaseLater): Z3 takes about half a second to free an encoding of 800,000 terms.
   struct Held {
-    explicit Held(Workspace& w) : ws(w), owned(w.takeSolver()), solver(*owned), terms(w.ctx()) {}
+    explicit Held(Workspace& w) : ws(w), terms(w.ctx()) {}
     Held(const Held&) = delete;
     Held& operator=(const Held&) = delete;
     ~Held() {
+      if (!scoped) return;
       try {
-        solver.pop();  // the test's scope: the encoding leaves the solver
+        owned->pop();  // the test's scope: the encoding leaves the workspace's solver
       } catch (const z3::exception&) {
         ws.dropSolver();  // its scopes are not known: the next test gets a new one
       }
     }
+    // The solver, taken at the first check, once the encoding is built: the workspace's, in a scope of this
+    // test's own, for an encoding of at most kSharedSolverTerms terms; else a new one.
+    z3::solver& solver() {
+      if (!owned) owned = ws.takeSolver(terms.numTerms() <= kSharedSolverTerms, scoped);
+      return *owned;
+    }
     Workspace& ws;
-    std::shared_ptr<z3::solver> owned;
-    z3::solver& solver;
     TermTable terms;
+    std::shared_ptr<z3::solver> owned;
+    bool scoped = false;      // owned is the workspace's solver, with a scope pushed for this test
     size_t termsTakenIn = 0;  // terms the solver was given (checkSolverMemory)
   };
   std::unique_ptr<Held> takeHeld() { return std::move(held_); }
@@ -1276,19 +1288,18 @@ void limitSolverMemory(uint64_t bytes) { solverMemoryLimit = bytes; }
 
 void setRandomSeed(unsigned seed) { z3::set_param("smt.random_seed", static_cast<int>(seed)); }
 
-std::shared_ptr<z3::solver> Workspace::takeSolver() {
-  std::shared_ptr<z3::solver> s;
-  if (solver_ && solver_.use_count() == 1) {
-    s = solver_;
+std::shared_ptr<z3::solver> Workspace::takeSolver(bool small, bool& scoped) {
+  scoped = small && (!solver_ || solver_.use_count() == 1);
+  if (!scoped) return std::make_shared<z3::solver>(ctx_, z3::solver::simple());
+  if (solver_) {
     z3::params p(ctx_);
     p.set("timeout", std::numeric_limits<unsigned>::max());  // an earlier test's deadline (setDeadline)
-    s->set(p);
+    solver_->set(p);
   } else {
-    s = std::make_shared<z3::solver>(ctx_, z3::solver::simple());
-    if (!solver_) solver_ = s;
+    solver_ = std::make_shared<z3::solver>(ctx_, z3::solver::simple());
   }
-  s->push();
-  return s;
+  solver_->push();
+  return solver_;
 }
 
 outcome::EngineResult runSmt(Workspace& ws, const events::EventProgram& program, const cat::Model& model,

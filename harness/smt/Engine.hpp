@@ -49,10 +49,10 @@ void setRandomSeed(unsigned seed);
 /// callers of limitSolverMemory add it per worker to the tests' own limit.
 inline constexpr uint64_t kSolverContextBytes = uint64_t{32} << 20;
 
-/// A z3 context and the solver that the tests checked in it take turns on, one test at a time: each test's
-/// encoding is added in a scope of its own (push) and removed with it (pop). A solver made for each test cost
-/// 8 % of the suite's instructions: making one and setting up its theories costs as much as checking a small
-/// test (docs/performance.md "A solver per worker").
+/// A z3 context and the solver that its small tests take turns on, one test at a time: such a test's encoding
+/// is added in a scope of its own (push) and removed with it (pop). Making a solver and setting up its theories
+/// costs as much as checking a small test; a solver with a scope pushed searches more slowly, so a large
+/// encoding gets a solver of its own (docs/performance.md "A solver per worker").
 class Workspace {
  public:
   Workspace() = default;
@@ -60,9 +60,10 @@ class Workspace {
   Workspace& operator=(const Workspace&) = delete;
 
   [[nodiscard]] z3::context& ctx() { return ctx_; }
-  /// The solver for the next test, with a scope of its own pushed and no timeout: the shared one, or a new
-  /// one while an earlier test still holds the shared one (its encoding not yet freed: SmtOptions::releaseLater).
-  [[nodiscard]] std::shared_ptr<z3::solver> takeSolver();
+  /// The solver for a test. For a small encoding (`small`) the shared one, with a scope of its own pushed and
+  /// no timeout (`scoped` set), unless an earlier test still holds it (its encoding not yet freed:
+  /// SmtOptions::releaseLater); else a new one.
+  [[nodiscard]] std::shared_ptr<z3::solver> takeSolver(bool small, bool& scoped);
   /// After a test that was interrupted or met a z3 error: the next test gets a new solver.
   void dropSolver() { solver_.reset(); }
 
