@@ -32,15 +32,15 @@ struct CheckRun;  // one check on its thread (Checker.cpp)
 /// with std::_Exit once its output is flushed, rather than wait for it or tear down what it uses.
 [[nodiscard]] size_t checksLeftRunning();
 
-/// Checks tests one after another with one smt workspace (smt::Workspace: a z3 context and its solver, made when
-/// a check first needs the smt engine). Without
-/// a time budget (CheckOptions::timeoutMs 0) a check runs on the calling thread. With one, it runs on a thread
-/// of its own that the caller waits for until the budget and deadlineGrace() are spent; then the verdict is
-/// a timeout whose message says the check was abandoned, the check goes on with its own copies of the test,
-/// model and options and its workspace until it next looks at its budget, and its result is dropped. The next
-/// check gets a new workspace. A check that returns in time frees its solver after handing in the verdict
-/// (CheckOptions::releaseLater), while the caller goes on; the last one is left to free it, and the workspace,
-/// when the Checker is destroyed. Not thread-safe: one Checker per thread.
+/// Checks tests one after another with one smt workspace (smt::Workspace: a z3 context and its solver, made
+/// when a check first needs the smt engine). Without a time budget (CheckOptions::timeoutMs 0) a check runs on
+/// the calling thread. With one, it runs on a thread of its own that the caller waits for until the budget and
+/// deadlineGrace() are spent; then the verdict is a timeout whose message says the check was abandoned, the
+/// check goes on with its own copies of the test, model and options and its workspace until it next looks at
+/// its budget, and its result is dropped. The next check gets a new workspace. A check that returns in time
+/// frees its solver after handing in the verdict (CheckOptions::releaseLater), while the caller goes on; the
+/// last one is left to free it, and the workspace, when the Checker is destroyed. Not thread-safe: one Checker
+/// per thread.
 class Checker {
  public:
   Checker();
