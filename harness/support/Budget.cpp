@@ -15,6 +15,19 @@ namespace ptxmm {
 namespace {
 // Constant-initialised, so that allocations made before main (static constructors) see nullptr.
 thread_local Budget* tlsBudget = nullptr;
+// Bytes this thread allocated (freed: negative) under tlsBudget and not yet added to it: the allocation
+// functions add to the budget's atomic count once this passes kGatherBytes either way, so that a small
+// allocation costs no atomic operation.
+thread_local int64_t tlsPending = 0;
+constexpr int64_t kGatherBytes = 64 << 10;
+// This thread's polls: the clock is read every 16 (a count of the thread's own, not an atomic one).
+thread_local unsigned tlsPolls = 0;
+
+// Adds this thread's pending bytes to its budget.
+void flushPending() {
+  if (tlsBudget != nullptr && tlsPending != 0) tlsBudget->addLive(tlsPending);
+  tlsPending = 0;
+}
 }  // namespace
 
 Budget::Budget(double timeoutSeconds, uint64_t memoryBytes)
@@ -40,12 +53,12 @@ void Budget::checkFailed() const {
 
 void Budget::poll(std::string_view phase) {
   checkFailed();
-  const int64_t live = allocated();
+  const int64_t live = allocated() + (tlsBudget == this ? tlsPending : 0);
   if (memLimit_ > 0 && live > static_cast<int64_t>(memLimit_))
     throw BudgetExceeded(BudgetExceeded::Memory,
                          fmt::format("{} in use during the {} exceeds the test's memory limit of {} (--memory)",
                                      formatBytes(static_cast<uint64_t>(live)), phase, formatBytes(memLimit_)));
-  if (timeout_ > 0 && (polls_.fetch_add(1, std::memory_order_relaxed) & 15) == 15) checkTime(phase);
+  if (timeout_ > 0 && (++tlsPolls & 15) == 0) checkTime(phase);
 }
 
 void Budget::checkTime(std::string_view phase) const {
@@ -65,8 +78,14 @@ void Budget::reserve(uint64_t bytes, std::string_view phase) {
                                      phase, formatBytes(bytes), formatBytes(live), formatBytes(memLimit_)));
 }
 
-BudgetScope::BudgetScope(Budget& budget) : previous_(tlsBudget) { tlsBudget = &budget; }
-BudgetScope::~BudgetScope() { tlsBudget = previous_; }
+BudgetScope::BudgetScope(Budget& budget) : previous_(tlsBudget) {
+  flushPending();
+  tlsBudget = &budget;
+}
+BudgetScope::~BudgetScope() {
+  flushPending();
+  tlsBudget = previous_;
+}
 
 Budget* currentBudget() { return tlsBudget; }
 
@@ -114,46 +133,90 @@ std::string formatBytes(uint64_t bytes) {
 }  // namespace ptxmm
 
 // ----- counting allocation functions ----------------------------------------------------------------
-// The replaceable global allocation functions, counting the usable size of each block for the calling
-// thread's budget. They never throw for a spent budget (a throw inside a library, Z3 say, could leave it
-// in a broken state): the budget is checked at pollBudget().
+// The replaceable global allocation functions, counting for the calling thread's budget. They never throw
+// for a spent budget (a throw inside a library, Z3 say, could leave it in a broken state): the budget is
+// checked at pollBudget().
+//
+// What is counted must be the same when a block is allocated and when it is freed. A plain `new` counts
+// the size asked for, which the sized `delete` that C++ pairs with it is given back (asking the allocator
+// for a block's size costs as much as a small allocation). Arrays, over-aligned blocks and the unsized
+// `delete` count the block's usable size (malloc_usable_size): `delete[]` of a trivially destructible type
+// is not told the size. A plain `new` freed by the unsized `delete` (code compiled without sized
+// deallocation) is counted out by its usable size, at most a size class more than was counted in.
 
 namespace {
 
-void* countedAlloc(std::size_t n, std::size_t align) {
+using ptxmm::kGatherBytes;
+using ptxmm::tlsBudget;
+using ptxmm::tlsPending;
+
+// Adds `bytes` to this thread's pending count, and the pending count to the budget once it is large.
+inline void account(int64_t bytes) {
+  if (tlsBudget == nullptr) return;
+  const int64_t pending = tlsPending + bytes;
+  if (pending > kGatherBytes || pending < -kGatherBytes) {
+    tlsBudget->addLive(pending);
+    tlsPending = 0;
+  } else {
+    tlsPending = pending;
+  }
+}
+
+void* rawAlloc(std::size_t n, std::size_t align) {
   if (n == 0) n = 1;
-  void* p =
-      align > alignof(std::max_align_t) ? std::aligned_alloc(align, (n + align - 1) / align * align) : std::malloc(n);
-  if (p != nullptr)
-    if (ptxmm::Budget* b = ptxmm::tlsBudget) b->onAlloc(malloc_usable_size(p));
+  return align > alignof(std::max_align_t) ? std::aligned_alloc(align, (n + align - 1) / align * align)
+                                           : std::malloc(n);
+}
+
+// A plain `new`: counts the size asked for.
+void* allocAsked(std::size_t n) {
+  void* p = rawAlloc(n, 0);
+  if (p != nullptr) account(static_cast<int64_t>(n == 0 ? 1 : n));
   return p;
 }
 
-void countedFree(void* p) noexcept {
+// Arrays and over-aligned blocks: count the usable size.
+void* allocUsable(std::size_t n, std::size_t align) {
+  void* p = rawAlloc(n, align);
+  if (p != nullptr && tlsBudget != nullptr) account(static_cast<int64_t>(malloc_usable_size(p)));
+  return p;
+}
+
+// The sized `delete` of a plain `new`.
+void freeAsked(void* p, std::size_t n) noexcept {
   if (p == nullptr) return;
-  if (ptxmm::Budget* b = ptxmm::tlsBudget) b->onFree(malloc_usable_size(p));
+  account(-static_cast<int64_t>(n == 0 ? 1 : n));
+  std::free(p);
+}
+
+void freeUsable(void* p) noexcept {
+  if (p == nullptr) return;
+  if (tlsBudget != nullptr) account(-static_cast<int64_t>(malloc_usable_size(p)));
   std::free(p);
 }
 
 }  // namespace
 
 void* operator new(std::size_t n) {
-  if (void* p = countedAlloc(n, 0)) return p;
+  if (void* p = allocAsked(n)) return p;
   throw std::bad_alloc();
 }
-void* operator new[](std::size_t n) { return ::operator new(n); }
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return countedAlloc(n, 0); }
-void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return countedAlloc(n, 0); }
+void* operator new[](std::size_t n) {
+  if (void* p = allocUsable(n, 0)) return p;
+  throw std::bad_alloc();
+}
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return allocAsked(n); }
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return allocUsable(n, 0); }
 void* operator new(std::size_t n, std::align_val_t a) {
-  if (void* p = countedAlloc(n, static_cast<std::size_t>(a))) return p;
+  if (void* p = allocUsable(n, static_cast<std::size_t>(a))) return p;
   throw std::bad_alloc();
 }
 void* operator new[](std::size_t n, std::align_val_t a) { return ::operator new(n, a); }
-void operator delete(void* p) noexcept { countedFree(p); }
-void operator delete[](void* p) noexcept { countedFree(p); }
-void operator delete(void* p, std::size_t) noexcept { countedFree(p); }
-void operator delete[](void* p, std::size_t) noexcept { countedFree(p); }
-void operator delete(void* p, std::align_val_t) noexcept { countedFree(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { countedFree(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { countedFree(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { countedFree(p); }
+void operator delete(void* p) noexcept { freeUsable(p); }
+void operator delete[](void* p) noexcept { freeUsable(p); }
+void operator delete(void* p, std::size_t n) noexcept { freeAsked(p, n); }
+void operator delete[](void* p, std::size_t) noexcept { freeUsable(p); }
+void operator delete(void* p, std::align_val_t) noexcept { freeUsable(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { freeUsable(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { freeUsable(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { freeUsable(p); }

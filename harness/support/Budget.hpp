@@ -2,13 +2,13 @@
 // (parsing, lowering and path exploration, skeletons, both engines, the cat interpreter's `with … from`).
 //
 // A Budget is installed for the calling thread by a BudgetScope, on several threads at once where a check
-// runs on several (the enum engine's path choices, docs/design.md "Path choices in batches": its counts
-// are atomic). The loops that can grow call pollBudget() (cheap: a counter, and the clock every 16 calls).
-// While a scope is active, every C++ allocation of its thread is counted (global operator new/delete,
-// Budget.cpp), so the limit bounds what the enumerations really hold, not an estimate. A budget that is
-// spent makes pollBudget() throw BudgetExceeded, which checkTest turns into Status::Timeout /
-// Status::MemoryLimit. Z3's own memory is outside this count; the smt engine is bounded by the deadline
-// (solver timeouts) and its state cap.
+// runs on several (the enum engine's path choices, docs/design.md "Path choices in batches": its count is
+// atomic). The loops that can grow call pollBudget() (cheap: a counter, and the clock every 16 calls of a
+// thread). While a scope is active, every C++ allocation of its thread is counted (global operator
+// new/delete, Budget.cpp: gathered per thread, up to 64 KiB at a time), so the limit bounds what the
+// enumerations really hold, not an estimate. A budget that is spent makes pollBudget() throw BudgetExceeded,
+// which checkTest turns into Status::Timeout / Status::MemoryLimit. Z3's own memory is outside this count;
+// the smt engine is bounded by the deadline (solver timeouts) and its state cap.
 #pragma once
 
 #include <atomic>
@@ -55,20 +55,20 @@ class Budget {
   [[nodiscard]] double remaining() const;
   [[nodiscard]] double timeoutSeconds() const { return timeout_; }
   [[nodiscard]] uint64_t memoryLimit() const { return memLimit_; }
-  /// Bytes allocated and not yet freed by the threads while this budget was installed, and their peak.
+  /// Bytes allocated and not yet freed by the threads while this budget was installed, and their peak:
+  /// exact once every scope has ended; while one is active, up to 64 KiB per thread may not be counted yet.
   [[nodiscard]] int64_t allocated() const { return live_.load(std::memory_order_relaxed); }
   [[nodiscard]] int64_t peak() const { return peak_.load(std::memory_order_relaxed); }
 
-  // Called by the global allocation functions for the installed budget (atomic: a budget may be installed
-  // on several threads at once, those of the enum engine's parallel run).
-  void onAlloc(size_t bytes) {
-    const int64_t now =
-        live_.fetch_add(static_cast<int64_t>(bytes), std::memory_order_relaxed) + static_cast<int64_t>(bytes);
+  /// Adds `bytes` (negative: freed) to the count. Called by the global allocation functions, which gather
+  /// up to 64 KiB per thread before they call it (Budget.cpp), and by BudgetScope when it ends. Atomic: a
+  /// budget may be installed on several threads at once, those of the enum engine's parallel run.
+  void addLive(int64_t bytes) {
+    const int64_t now = live_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
     int64_t p = peak_.load(std::memory_order_relaxed);
     while (now > p && !peak_.compare_exchange_weak(p, now, std::memory_order_relaxed)) {
     }
   }
-  void onFree(size_t bytes) { live_.fetch_sub(static_cast<int64_t>(bytes), std::memory_order_relaxed); }
 
  private:
   void checkTime(std::string_view phase) const;
@@ -80,7 +80,6 @@ class Budget {
   uint64_t memLimit_;
   std::atomic<int64_t> live_{0};
   std::atomic<int64_t> peak_{0};
-  std::atomic<unsigned> polls_{0};
   std::atomic<int> failed_{0};  // fail(): 1 while its reason is written, 2 once failKind_ and failWhy_ are set
   BudgetExceeded::Kind failKind_ = BudgetExceeded::Time;
   std::string failWhy_;

@@ -54,6 +54,26 @@ TEST_CASE("a budget installed on several threads counts all of their allocations
   CHECK(b.peak() >= (8 << 20));
 }
 
+TEST_CASE("what a thread allocates and frees under a budget counts out exactly", "[support][budget]") {
+  // Plain `new` counts the size asked for and sized `delete` gives it back; arrays count the usable size
+  // both ways. Small amounts are gathered per thread and reach the budget at 64 KiB or when the scope ends.
+  Budget b(0, 0);
+  {
+    BudgetScope scope(b);
+    std::vector<std::unique_ptr<std::string>> strings;
+    std::vector<std::unique_ptr<int[]>> arrays;
+    for (int i = 0; i < 2000; ++i) {
+      strings.push_back(std::make_unique<std::string>(100 + i % 7, 'x'));
+      arrays.push_back(std::make_unique<int[]>(static_cast<size_t>(37 + i % 5)));
+    }
+    CHECK(b.allocated() >= 2000 * (100 + 37 * 4) - (64 << 10));
+    strings.clear();
+    arrays.clear();
+  }
+  CHECK(b.allocated() == 0);
+  CHECK(b.peak() >= 2000 * (100 + 37 * 4));
+}
+
 TEST_CASE("poll throws Memory over the limit, reserve refuses before allocating", "[support][budget]") {
   Budget b(0, 1u << 20);
   BudgetScope scope(b);
