@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <unordered_set>
 
 #include "support/Budget.hpp"
@@ -13,6 +14,22 @@
 namespace ptxmm::smt {
 
 namespace {
+
+// The first k ≥ from with row[k] != kFalse, or n. Most entries of the model's relations are kFalse: four
+// entries are tested at a time (kFalse is 0).
+size_t nextPossible(const Lit* row, size_t from, size_t n) {
+  static_assert(kFalse == 0);
+  size_t k = from;
+  for (; k + 4 <= n; k += 4) {
+    uint64_t lo = 0, hi = 0;
+    std::memcpy(&lo, row + k, sizeof lo);
+    std::memcpy(&hi, row + k + 2, sizeof hi);
+    if ((lo | hi) != 0) break;
+  }
+  for (; k < n; ++k)
+    if (row[k] != kFalse) return k;
+  return n;
+}
 
 uint64_t pairKey(Lit a, Lit b) {
   if (a > b) std::swap(a, b);
@@ -145,6 +162,7 @@ SymAlgebra::SymAlgebra(TermTable& terms, size_t n, std::string prefix, std::opti
 std::vector<Lit> SymAlgebra::relStorage(Lit fill) const {
   pollBudget("smt encoding");
   reserveBudget(n_ * n_ * sizeof(Lit), "smt encoding");
+  if (fill == kFalse) return std::vector<Lit>(n_ * n_);  // zeroed at once (kFalse is 0)
   return std::vector<Lit>(n_ * n_, fill);
 }
 
@@ -199,19 +217,27 @@ SymSet SymAlgebra::setComplement(const Set& a) {
   for (auto& x : r.v) x = t_.mkNot(x);
   return r;
 }
+// The binary operations visit only the possible entries of the operand that can change the result: most
+// entries of the model's relations are kFalse.
 SymRel SymAlgebra::relUnion(const Rel& a, const Rel& b) {
   Rel r = a;
-  for (size_t i = 0; i < r.m.size(); ++i) r.m[i] = t_.mkOr(a.m[i], b.m[i]);
+  const size_t size = r.m.size();
+  for (size_t i = nextPossible(b.m.data(), 0, size); i < size; i = nextPossible(b.m.data(), i + 1, size))
+    r.m[i] = t_.mkOr(a.m[i], b.m[i]);
   return r;
 }
 SymRel SymAlgebra::relInter(const Rel& a, const Rel& b) {
-  Rel r = a;
-  for (size_t i = 0; i < r.m.size(); ++i) r.m[i] = t_.mkAnd(a.m[i], b.m[i]);
+  Rel r = emptyRel();
+  const size_t size = r.m.size();
+  for (size_t i = nextPossible(a.m.data(), 0, size); i < size; i = nextPossible(a.m.data(), i + 1, size))
+    r.m[i] = t_.mkAnd(a.m[i], b.m[i]);
   return r;
 }
 SymRel SymAlgebra::relDiff(const Rel& a, const Rel& b) {
-  Rel r = a;
-  for (size_t i = 0; i < r.m.size(); ++i) r.m[i] = t_.mkAnd(a.m[i], t_.mkNot(b.m[i]));
+  Rel r = emptyRel();
+  const size_t size = r.m.size();
+  for (size_t i = nextPossible(a.m.data(), 0, size); i < size; i = nextPossible(a.m.data(), i + 1, size))
+    r.m[i] = t_.mkAnd(a.m[i], t_.mkNot(b.m[i]));
   return r;
 }
 SymRel SymAlgebra::relComplement(const Rel& a) {
@@ -222,47 +248,54 @@ SymRel SymAlgebra::relComplement(const Rel& a) {
 
 SymRel SymAlgebra::seq(const Rel& a, const Rel& b) {
   Rel r = emptyRel();
-  // Non-false entries of b per row, so the product only visits possible pairs.
-  std::vector<std::vector<uint32_t>> bRows(n_);
-  for (size_t k = 0; k < n_; ++k)
-    for (size_t j = 0; j < n_; ++j)
-      if (b.m[k * n_ + j] != kFalse) bRows[k].push_back(static_cast<uint32_t>(j));
-  std::vector<std::vector<Lit>> acc(n_);
-  std::vector<char> isTrue(n_);
-  // The columns row i reaches (touched), so a row costs what it reaches rather than n.
-  std::vector<uint32_t> touched;
-  std::vector<char> seen(n_, 0);
+  SeqScratch& s = seqScratch_;
+  // b's possible entries row by row (compressed rows), so the product only visits possible pairs.
+  s.rowStart.resize(n_ + 1);
+  s.cols.clear();
+  for (size_t k = 0; k < n_; ++k) {
+    s.rowStart[k] = s.cols.size();
+    const Lit* bk = &b.m[k * n_];
+    for (size_t j = nextPossible(bk, 0, n_); j < n_; j = nextPossible(bk, j + 1, n_))
+      s.cols.push_back(static_cast<uint32_t>(j));
+  }
+  s.rowStart[n_] = s.cols.size();
+  // Per column of the row being built: its disjuncts, whether one is true, whether it was reached.
+  s.acc.resize(n_);
+  s.isTrue.assign(n_, 0);
+  s.seen.assign(n_, 0);
+  s.touched.clear();
   for (size_t i = 0; i < n_; ++i) {
     pollBudget("smt encoding");
-    for (size_t k = 0; k < n_; ++k) {
-      Lit aik = a.m[i * n_ + k];
-      if (aik == kFalse) continue;
-      for (uint32_t j : bRows[k]) {
-        if (!seen[j]) {
-          seen[j] = 1;
-          touched.push_back(j);
+    const Lit* ai = &a.m[i * n_];
+    for (size_t k = nextPossible(ai, 0, n_); k < n_; k = nextPossible(ai, k + 1, n_)) {
+      const Lit aik = ai[k];
+      for (size_t c = s.rowStart[k]; c < s.rowStart[k + 1]; ++c) {
+        const uint32_t j = s.cols[c];
+        if (!s.seen[j]) {
+          s.seen[j] = 1;
+          s.touched.push_back(j);
         }
-        if (isTrue[j] || !cooc(i, j)) continue;
+        if (s.isTrue[j] || !cooc(i, j)) continue;
         Lit t = t_.mkAnd(aik, b.m[k * n_ + j]);
         // The middle event must execute too (the entry is read given that i and j do).
         if (frame_) t = t_.mkAnd(t, execUnless(k, i, j));
         if (t == kTrue) {
-          isTrue[j] = 1;
+          s.isTrue[j] = 1;
         } else {
-          acc[j].push_back(t);
+          s.acc[j].push_back(t);
         }
       }
     }
     // In column order, as the terms were always built.
-    std::sort(touched.begin(), touched.end());
-    for (uint32_t j : touched) {
-      const std::vector<Lit>& ls = acc[j];
-      r.m[i * n_ + j] = isTrue[j] ? kTrue : ls.size() == 1 ? ls[0] : t_.mkOrN(ls);
-      acc[j].clear();
-      isTrue[j] = 0;
-      seen[j] = 0;
+    std::sort(s.touched.begin(), s.touched.end());
+    for (uint32_t j : s.touched) {
+      std::vector<Lit>& ls = s.acc[j];
+      r.m[i * n_ + j] = s.isTrue[j] ? kTrue : ls.size() == 1 ? ls[0] : t_.mkOrN(ls);
+      ls.clear();
+      s.isTrue[j] = 0;
+      s.seen[j] = 0;
     }
-    touched.clear();
+    s.touched.clear();
   }
   return r;
 }

@@ -269,7 +269,15 @@ class SymAlgebra {
   bool cooc(size_t i, size_t j) const { return !frame_ || frame_->cooc.test(i, j); }
   // r with the entries of pairs that never execute together set to kFalse.
   Rel masked(Rel r) const;
+  // Buffers of seq(), kept between calls so that a product allocates only its result.
+  struct SeqScratch {
+    std::vector<size_t> rowStart;
+    std::vector<uint32_t> cols, touched;
+    std::vector<std::vector<Lit>> acc;
+    std::vector<char> isTrue, seen;
+  };
   size_t n_;
+  SeqScratch seqScratch_;
   std::optional<Frame> frame_;
   TermTable& t_;
   std::string prefix_;
