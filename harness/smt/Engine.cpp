@@ -898,25 +898,45 @@ class SmtRunner {
 
     // Flags: for each flag, the states reachable by an allowed execution raising it (states already
     // known to raise it from their witness are blocked from the start).
+    auto stateDiffers = [&](const std::vector<int64_t>& vals) {
+      z3::expr_vector diff(ctx_);
+      for (size_t i = 0; i < termExprs.size(); ++i) diff.push_back(differs(termExprs[i], termKind_[i], vals[i]));
+      return z3::mk_or(diff);
+    };
+    // The flags to search: not constant, and not raised already in every reachable state (all are known).
+    std::vector<std::pair<std::string, Lit>> toSearch;
     for (const auto& [name, l] : flags) {
       if (l == kFalse || found.empty()) continue;
       if (l == kTrue) {
         for (const auto& f : found) states_.at(f.key).flags.insert(name);
         continue;
       }
-      // Every reachable state is known: if each already raises the flag, there is nothing to look for.
-      if (std::all_of(found.begin(), found.end(),
-                      [&](const Found& f) { return states_.at(f.key).flags.count(name) > 0; }))
-        continue;
+      if (!std::all_of(found.begin(), found.end(),
+                       [&](const Found& f) { return states_.at(f.key).flags.count(name) > 0; }))
+        toSearch.emplace_back(name, l);
+    }
+    // Most flags are raised by no execution: one query over all of them, unsat, spares a query each.
+    if (toSearch.size() >= 2) {
+      stats_.query = "check (flags)";
+      z3::expr anyAct = ctx_.bool_const("flags_any");
+      z3::expr_vector some(ctx_);
+      for (const auto& [name, l] : toSearch) {
+        z3::expr_vector raised(ctx_);
+        raised.push_back(terms.expr(l));
+        for (const auto& f : found)
+          if (states_.at(f.key).flags.count(name)) raised.push_back(stateDiffers(f.vals));
+        some.push_back(z3::mk_and(raised));
+      }
+      assertIn(z3::implies(anyAct, z3::mk_or(some)));
+      if (check(plus(assumptions, anyAct)) == z3::unsat) toSearch.clear();
+      assertIn(!anyAct);
+    }
+    for (const auto& [name, l] : toSearch) {
       stats_.query = "check (flag " + name + ")";
       z3::expr flagAct = ctx_.bool_const(fmt::format("flag_{}", sanitize(name)).c_str());
       assertIn(z3::implies(flagAct, terms.expr(l)));
       const z3::expr_vector flagAssumptions = plus(assumptions, flagAct);
-      auto block = [&](const std::vector<int64_t>& vals) {
-        z3::expr_vector diff(ctx_);
-        for (size_t i = 0; i < termExprs.size(); ++i) diff.push_back(differs(termExprs[i], termKind_[i], vals[i]));
-        assertIn(z3::implies(flagAct, z3::mk_or(diff)));
-      };
+      auto block = [&](const std::vector<int64_t>& vals) { assertIn(z3::implies(flagAct, stateDiffers(vals))); };
       for (const auto& f : found)
         if (states_.at(f.key).flags.count(name)) block(f.vals);
       while (check(flagAssumptions) == z3::sat) {
