@@ -879,9 +879,10 @@ class SmtRunner {
       if (states_.size() > opts_.maxStates)
         throw GiveUp{outcome::Status::Unknown, fmt::format("more than {} distinct final states", opts_.maxStates)};
       assertIn(z3::implies(blockAct, z3::mk_or(diff)));
-      // Most tests have a handful of states: the neighbours are explored once the solver has found a few.
+      // A neighbour whose state is new costs a run of the concrete model, cheap next to a solver query on a
+      // small skeleton; on a large one the neighbours are explored once the solver has found a few states.
       std::vector<std::pair<std::vector<int64_t>, std::string>> more;
-      if (found.size() >= kExploreAfterStates) {
+      if (found.size() >= (n <= kSmallSkeleton ? 1 : kExploreAfterStates)) {
         StatTimer nt(stats_, "neighbours");
         more = exploreNeighbours(ev);
       }
@@ -1236,7 +1237,9 @@ class SmtRunner {
   }
 
   static constexpr size_t kMaxPathChoices = size_t{1} << 20;
-  static constexpr size_t kExploreAfterStates = 4;  // exploreNeighbours: solver states found first
+  // exploreNeighbours: the solver states found first, on a skeleton of more than kSmallSkeleton events.
+  static constexpr size_t kExploreAfterStates = 4;
+  static constexpr size_t kSmallSkeleton = 64;
   // The largest encoding checked in the workspace's shared solver (Held::solver). A solver with a scope pushed
   // searches more slowly: ring-K8-N17 1.1 s -> 1.6-1.8 s, cow-W3-R1 +15 % instructions. A new solver costs
   // about 4 million instructions (0.5 ms), which only the small encodings notice (docs/performance.md "A
