@@ -130,10 +130,15 @@ Lit TermTable::mkOrN(const std::vector<Lit>& ls) {
   if (xs.empty()) return kFalse;
   if (xs.size() == 1) return xs[0];
   if (xs.size() == 2) return mkOr(xs[0], xs[1]);
+  uint64_t h = xs.size();
+  for (Lit l : xs) h = (h ^ static_cast<uint32_t>(l)) * 0x100000001b3ULL;
+  auto [first, last] = orNCache_.equal_range(h);
+  for (auto it = first; it != last; ++it)
+    if (orArgs_.at(it->second) == xs) return it->second;
   z3::expr_vector v(ctx_);
   for (Lit l : xs) v.push_back(expr(l));
   Lit r = add(z3::mk_or(v));
-  orArgs_.emplace(r, std::move(xs));
+  if (orArgs_.emplace(r, std::move(xs)).second) orNCache_.emplace(h, r);
   return r;
 }
 

@@ -87,6 +87,7 @@ class TermTable {
   std::unordered_map<uint64_t, Lit> andCache_, orCache_;
   std::unordered_map<unsigned, Lit> exprIndex_;       // z3 AST id → literal
   std::unordered_map<Lit, std::vector<Lit>> orArgs_;  // disjunctions built by mkOr / mkOrN: their arguments
+  std::unordered_multimap<uint64_t, Lit> orNCache_;   // mkOrN of three or more: hash of the arguments → term
   int fresh_ = 0;
 };
 
