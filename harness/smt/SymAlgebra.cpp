@@ -265,7 +265,9 @@ SymRel SymAlgebra::seq(const Rel& a, const Rel& b) {
   }
   s.rowStart[n_] = s.cols.size();
   // Per column of the row being built: its disjuncts, whether one is true, whether it was reached.
+  // Reset here rather than trusted from the last call, which an exception (a spent budget) may have cut short.
   s.acc.resize(n_);
+  for (auto& ls : s.acc) ls.clear();
   s.isTrue.assign(n_, 0);
   s.seen.assign(n_, 0);
   s.touched.clear();
