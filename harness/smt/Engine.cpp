@@ -846,6 +846,12 @@ class SmtRunner {
       std::string key;
     };
     std::vector<Found> found;
+    // "The final state is not `vals`".
+    auto stateDiffers = [&](const std::vector<int64_t>& vals) {
+      z3::expr_vector diff(ctx_);
+      for (size_t i = 0; i < termExprs.size(); ++i) diff.push_back(differs(termExprs[i], termKind_[i], vals[i]));
+      return z3::mk_or(diff);
+    };
     concrete::Evaluator ev(prog_.exprs);
     std::optional<std::set<std::string>> noExecutionCore;
     z3::expr blockAct = ctx_.bool_const("block_states");
@@ -887,9 +893,7 @@ class SmtRunner {
         more = exploreNeighbours(ev);
       }
       for (auto& [nvals, nkey] : more) {
-        z3::expr_vector ndiff(ctx_);
-        for (size_t i = 0; i < termExprs.size(); ++i) ndiff.push_back(differs(termExprs[i], termKind_[i], nvals[i]));
-        assertIn(z3::implies(blockAct, z3::mk_or(ndiff)));
+        assertIn(z3::implies(blockAct, stateDiffers(nvals)));
         found.push_back({std::move(nvals), std::move(nkey)});
       }
     }
@@ -899,11 +903,6 @@ class SmtRunner {
 
     // Flags: for each flag, the states reachable by an allowed execution raising it (states already
     // known to raise it from their witness are blocked from the start).
-    auto stateDiffers = [&](const std::vector<int64_t>& vals) {
-      z3::expr_vector diff(ctx_);
-      for (size_t i = 0; i < termExprs.size(); ++i) diff.push_back(differs(termExprs[i], termKind_[i], vals[i]));
-      return z3::mk_or(diff);
-    };
     // The flags to search: not constant, and not raised already in every reachable state (all are known).
     std::vector<std::pair<std::string, Lit>> toSearch;
     for (const auto& [name, l] : flags) {

@@ -23,6 +23,18 @@ constexpr int64_t kGatherBytes = 64 << 10;
 // This thread's polls: the clock is read every 16 (a count of the thread's own, not an atomic one).
 thread_local unsigned tlsPolls = 0;
 
+// Adds `bytes` to this thread's pending count, and the pending count to the budget once it is large.
+inline void account(int64_t bytes) {
+  if (tlsBudget == nullptr) return;
+  const int64_t pending = tlsPending + bytes;
+  if (pending > kGatherBytes || pending < -kGatherBytes) {
+    tlsBudget->addLive(pending);
+    tlsPending = 0;
+  } else {
+    tlsPending = pending;
+  }
+}
+
 // Adds this thread's pending bytes to its budget.
 void flushPending() {
   if (tlsBudget != nullptr && tlsPending != 0) tlsBudget->addLive(tlsPending);
@@ -146,21 +158,8 @@ std::string formatBytes(uint64_t bytes) {
 
 namespace {
 
-using ptxmm::kGatherBytes;
+using ptxmm::account;
 using ptxmm::tlsBudget;
-using ptxmm::tlsPending;
-
-// Adds `bytes` to this thread's pending count, and the pending count to the budget once it is large.
-inline void account(int64_t bytes) {
-  if (tlsBudget == nullptr) return;
-  const int64_t pending = tlsPending + bytes;
-  if (pending > kGatherBytes || pending < -kGatherBytes) {
-    tlsBudget->addLive(pending);
-    tlsPending = 0;
-  } else {
-    tlsPending = pending;
-  }
-}
 
 void* rawAlloc(std::size_t n, std::size_t align) {
   if (n == 0) n = 1;
