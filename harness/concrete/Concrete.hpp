@@ -86,7 +86,7 @@ inline void bindDynamic(cat::BitAlgebra& alg, const events::Skeleton& sk, const 
   alg.setSet(events::nameOf(events::Builtin::FW), fw);
   alg.setRel(events::nameOf(events::Builtin::rf), d.rf);
   alg.setRel(events::nameOf(events::Builtin::co), d.co);
-  alg.setRel(events::nameOf(events::Builtin::fr), d.rf.transpose().compose(d.co));
+  alg.setRel(events::nameOf(events::Builtin::fr), d.rf.inverseCompose(d.co));
   alg.setRel(events::nameOf(events::Builtin::sc), d.sc);
 }
 
@@ -232,7 +232,7 @@ inline outcome::Witness makeWitness(const events::Skeleton& sk, const Dynamic& d
     add(events::nameOf(events::Builtin::po), immediate(it->second));
   add(events::nameOf(events::Builtin::rf), d.rf);
   add(events::nameOf(events::Builtin::co), immediate(d.co));
-  add(events::nameOf(events::Builtin::fr), d.rf.transpose().compose(d.co));
+  add(events::nameOf(events::Builtin::fr), d.rf.inverseCompose(d.co));
   add(events::nameOf(events::Builtin::sc), immediate(d.sc));
   for (const char* r : {"issue", "aso", "async-complete", "bar-sync", "cluster-sync", "exit-sync"})
     if (auto it = sk.relations.find(r); it != sk.relations.end()) add(r, it->second);

@@ -1583,7 +1583,7 @@ class Enumerator {
         if (a != b) scHi.set(static_cast<size_t>(a), static_cast<size_t>(b));
     ialg_->setRel(events::nameOf(events::Builtin::rf), rf_, rfHi);
     ialg_->setRel(events::nameOf(events::Builtin::co), co_, coHi);
-    ialg_->setRel(events::nameOf(events::Builtin::fr), rf_.transpose().compose(co_), rfHi.transpose().compose(coHi));
+    ialg_->setRel(events::nameOf(events::Builtin::fr), rf_.inverseCompose(co_), rfHi.inverseCompose(coHi));
     ialg_->setRel(events::nameOf(events::Builtin::sc), BitMatrix(n_), scHi);
     ialg_->setSet(events::nameOf(events::Builtin::FW), fwLo, fwHi);
     // A value-dependent set holds at most its listed members; those whose condition's reads are all
@@ -1633,7 +1633,7 @@ class Enumerator {
   bool modelOpen(const BitMatrix& rf, const BitMatrix& co, const std::vector<uint32_t>* rank = nullptr) {
     palg_->setRel(events::nameOf(events::Builtin::rf), rf, cat::Direction::Grows);
     palg_->setRel(events::nameOf(events::Builtin::co), co, cat::Direction::Grows);
-    palg_->setRel(events::nameOf(events::Builtin::fr), rf.transpose().compose(co), cat::Direction::Grows);
+    palg_->setRel(events::nameOf(events::Builtin::fr), rf.inverseCompose(co), cat::Direction::Grows);
     palg_->setRel(events::nameOf(events::Builtin::sc), BitMatrix(n_), cat::Direction::Grows);
     try {
       cat::RunOptions ro;

@@ -308,6 +308,21 @@ BitMatrix BitMatrix::compose(const BitMatrix& o) const {
   return m;
 }
 
+BitMatrix BitMatrix::inverseCompose(const BitMatrix& o) const {
+  BitMatrix m(n_);
+  for (size_t x = 0; x < n_; ++x) {
+    const uint64_t* b = o.rowWords(x);
+    if (std::none_of(b, b + stride_, [](uint64_t w) { return w != 0; })) continue;  // adds nothing
+    const uint64_t* a = rowWords(x);
+    for (size_t k = 0; k < stride_; ++k)
+      for (uint64_t w = a[k]; w; w &= w - 1) {
+        uint64_t* r = m.rowWords(k * 64 + static_cast<size_t>(__builtin_ctzll(w)));
+        for (size_t q = 0; q < stride_; ++q) r[q] |= b[q];
+      }
+  }
+  return m;
+}
+
 BitMatrix BitMatrix::transpose() const {
   BitMatrix m(n_);
   forEach([&](size_t i, size_t j) { m.set(j, i); });
@@ -344,26 +359,47 @@ BitMatrix BitMatrix::restrict(const BitSet& a, const BitSet& b) const {
 }
 
 bool BitMatrix::acyclic() const {
-  // Repeatedly remove events with no predecessor left (Kahn); a cycle remains iff some event stays.
-  if (!irreflexive()) return false;
-  std::vector<size_t> indeg(n_, 0);
-  forEach([&](size_t, size_t j) { ++indeg[j]; });
-  std::vector<size_t> stack;
-  for (size_t i = 0; i < n_; ++i)
-    if (indeg[i] == 0) stack.push_back(i);
-  size_t removed = 0;
-  while (!stack.empty()) {
-    size_t i = stack.back();
-    stack.pop_back();
-    ++removed;
-    const uint64_t* r = rowWords(i);
-    for (size_t k = 0; k < stride_; ++k)
-      for (uint64_t w = r[k]; w; w &= w - 1) {
-        size_t j = k * 64 + static_cast<size_t>(__builtin_ctzll(w));
-        if (--indeg[j] == 0) stack.push_back(j);
+  // Depth-first search; a successor already finished is masked out a word at a time (a dense relation, such
+  // as a transitive order, is then checked in about one pass over its rows), and one on the stack closes a
+  // cycle.
+  struct Frame {
+    size_t event, word;
+    uint64_t bits;  // successors of `event` in word `word` not visited yet
+  };
+  std::vector<uint64_t> done(stride_, 0), onStack(stride_, 0);
+  std::vector<Frame> stack;
+  auto bit = [](size_t i) { return uint64_t{1} << (i & 63); };
+  // The successors of `event` in word k not finished; false when one of them is on the stack.
+  auto load = [&](Frame& f) {
+    f.bits = d_[f.event * stride_ + f.word] & ~done[f.word];
+    return (f.bits & onStack[f.word]) == 0;
+  };
+  for (size_t root = 0; root < n_; ++root) {
+    if (done[root >> 6] & bit(root)) continue;
+    onStack[root >> 6] |= bit(root);
+    stack.push_back({root, 0, 0});
+    if (!load(stack.back())) return false;
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      if (f.bits == 0) {
+        if (++f.word < stride_) {
+          if (!load(f)) return false;
+          continue;
+        }
+        onStack[f.event >> 6] &= ~bit(f.event);
+        done[f.event >> 6] |= bit(f.event);
+        stack.pop_back();
+        continue;
       }
+      const size_t j = f.word * 64 + static_cast<size_t>(__builtin_ctzll(f.bits));
+      f.bits &= f.bits - 1;
+      if (done[j >> 6] & bit(j)) continue;  // finished below an earlier successor
+      onStack[j >> 6] |= bit(j);
+      stack.push_back({j, 0, 0});
+      if (!load(stack.back())) return false;
+    }
   }
-  return removed == n_;
+  return true;
 }
 
 bool BitMatrix::irreflexive() const {

@@ -137,6 +137,9 @@ class BitMatrix {
   [[nodiscard]] BitMatrix complement() const;
   /// Sequential composition this ; o = {(x,y) | ∃z. (x,z) ∈ this ∧ (z,y) ∈ o}.
   [[nodiscard]] BitMatrix compose(const BitMatrix& o) const;
+  /// this^-1 ; o = {(y,z) | ∃x. (x,y) ∈ this ∧ (x,z) ∈ o}, one row operation per pair of this (fr = rf^-1 ; co
+  /// without building rf^-1).
+  [[nodiscard]] BitMatrix inverseCompose(const BitMatrix& o) const;
   /// Inverse {(y,x) | (x,y) ∈ this}.
   [[nodiscard]] BitMatrix transpose() const;
   /// Transitive closure r+ (word-parallel: by depth-first search when r is acyclic, else Warshall).
