@@ -135,10 +135,10 @@ class Enumerator {
         "locations' decisions (in {} search nodes), {} model runs explaining a failure, {} backjumps, {} model runs "
         "replayed, {} failures recognised without the model, {} cores taken as open from an earlier path choice, "
         "{} nodes reached by a decision with one alternative not checked, {} orders of interchangeable arrivals "
-        "skipped ({} checks of swapped failures and bounds)\n",
+        "skipped ({} checks of swapped failures and bounds), {} flag bounds known from an earlier node\n",
         who, skeletons_, nodes_, maxSkeletonEvents_, maxSkeletonNodes_, abandoned_, coreEvals_, candidates_, states,
         leftOut_, flagBounds_, projRefuted_, projNodes_, explainEvals_, jumps_, replayed_, noGoodHits_, coresShared_,
-        forcedSkipped_, swapSkips_, swapChecks_);
+        forcedSkipped_, swapSkips_, swapChecks_, boundsReused_);
   }
 
  private:
@@ -195,6 +195,7 @@ class Enumerator {
     n_ = sk.size();
     alg_.emplace(n_);
     ialg_.reset();  // bound on first use (possibleFlags)
+    bounds_.clear();
     cache_.clear();
     concrete::bindStatic(*alg_, sk);
     valueSets_ = concrete::hasValueSets(sk);
@@ -1553,17 +1554,73 @@ class Enumerator {
     if (sk.cut) out.emplace_back(outcome::kCutFlag);
     out.emplace_back(sk.blocked ? "deadlock" : "completes");
     if (!sk.undefinedIf.empty()) out.emplace_back("undefined");
-    if (!ialg_) {
-      ialg_.emplace(n_);
-      icache_.clear();
-      for (const auto& [name, bits] : sk.sets) ialg_->setSet(name, bits, bits);
-      for (const auto& [name, bits] : sk.relations) ialg_->setRel(name, bits, bits);
+    // The model's part depends only on the decisions (rf, co, the placed writes) and on the values of the
+    // reads `known` resolves. It is kept per path choice under those: the images of the left-out nodes of
+    // interchangeable arrivals repeat (a node below the partner's order is often an image of one below the
+    // first order, whose images are then the same; ringmc-K4-N9: 4,087 of 4,599).
+    std::vector<uint64_t> key = boundKey(known);
+    auto add = [&](const std::string& name) {
+      if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+    };
+    if (!opts_.reuseFlagBounds) key.clear();
+    if (auto it = bounds_.find(key); !key.empty() && it != bounds_.end()) {
+      ++boundsReused_;
+      if (opts_.checkReusedFlagBounds && !(*it->second.inputs == boundInputs(known)))
+        throw std::logic_error("enum engine: a flag bound reused for other inputs");
+      std::for_each(it->second.flags.begin(), it->second.flags.end(), add);
+      return it->second.evaluated;
     }
-    BitMatrix rfHi = rf_, coHi = co_, scHi(n_);
+    ModelBound b;
+    const bool evaluated = b.evaluated = modelFlags(known, b.flags);
+    if (opts_.checkReusedFlagBounds) b.inputs = boundInputs(known);
+    std::for_each(b.flags.begin(), b.flags.end(), add);
+    if (!key.empty() && bounds_.size() < kMaxBounds) bounds_.emplace(std::move(key), std::move(b));
+    return evaluated;
+  }
+
+  // The inputs of modelFlags beyond the path choice: rf's pairs, co's rows, the placed writes, the reads
+  // `known` resolves and their values.
+  std::vector<uint64_t> boundKey(const std::vector<char>* known) const {
+    std::vector<uint64_t> key;
+    rf_.forEach([&](size_t w, size_t r) { key.push_back(uint64_t{w} << 32 | r); });
+    key.push_back(~uint64_t{0});
+    for (size_t w = 0; w < n_; ++w) {
+      const uint64_t* row = co_.rowWords(w);
+      if (std::none_of(row, row + co_.stride(), [](uint64_t x) { return x != 0; })) continue;
+      key.push_back(w);
+      key.insert(key.end(), row, row + co_.stride());
+    }
+    key.push_back(~uint64_t{0});
+    for (size_t w = 0; w < n_; w += 64) {
+      uint64_t bits = 0;
+      for (size_t i = w; i < std::min(n_, w + 64); ++i) bits |= uint64_t{placed_[i] != 0} << (i - w);
+      key.push_back(bits);
+    }
+    if (known != nullptr)
+      for (size_t k = 0; k < reads_.size(); ++k)
+        if ((*known)[k]) {
+          key.push_back(k);
+          key.push_back(
+              static_cast<uint64_t>(readVals_[static_cast<size_t>(sk_->event(static_cast<size_t>(reads_[k])).id)]));
+        }
+    return key;
+  }
+
+  // What modelFlags binds beyond the path choice: the bounds of rf, co, sc, FW and the value-dependent sets.
+  struct BoundInputs {
+    BitMatrix rfLo, rfHi, coLo, coHi, scHi;
+    BitSet fwLo, fwHi;
+    std::vector<std::pair<BitSet, BitSet>> dynamic;  // per value-dependent set: lo, hi
+    bool operator==(const BoundInputs&) const = default;
+  };
+  BoundInputs boundInputs(const std::vector<char>* known) {
+    const events::Skeleton& sk = *sk_;
+    BoundInputs in{rf_, rf_, co_, co_, BitMatrix(n_), BitSet(n_), BitSet(n_), {}};
+    BitMatrix &rfHi = in.rfHi, &coHi = in.coHi, &scHi = in.scHi;
+    BitSet &fwLo = in.fwLo, &fwHi = in.fwHi;
     for (size_t k = 0; k < reads_.size(); ++k)
       if (src_[k] < 0)
         for (int w : sources_[k]) rfHi.set(static_cast<size_t>(w), static_cast<size_t>(reads_[k]));
-    BitSet fwLo(n_), fwHi(n_);
     for (const auto& ws : sk.writesByLoc) {
       bool complete = true;
       for (int a : ws) {
@@ -1581,15 +1638,11 @@ class Enumerator {
     for (int a : scItems_)
       for (int b : scItems_)
         if (a != b) scHi.set(static_cast<size_t>(a), static_cast<size_t>(b));
-    ialg_->setRel(events::nameOf(events::Builtin::rf), rf_, rfHi);
-    ialg_->setRel(events::nameOf(events::Builtin::co), co_, coHi);
-    ialg_->setRel(events::nameOf(events::Builtin::fr), rf_.inverseCompose(co_), rfHi.inverseCompose(coHi));
-    ialg_->setRel(events::nameOf(events::Builtin::sc), BitMatrix(n_), scHi);
-    ialg_->setSet(events::nameOf(events::Builtin::FW), fwLo, fwHi);
     // A value-dependent set holds at most its listed members; those whose condition's reads are all
     // resolved (`known`, with ev_'s values) are decided.
     size_t set = 0;
-    for (const auto& [name, members] : sk.dynamicSets) {
+    for (const auto& entry : sk.dynamicSets) {
+      const auto& members = entry.second;
       BitSet lo(n_), hi(n_);
       for (size_t j = 0; j < members.size(); ++j) {
         const auto i = static_cast<size_t>(members[j].first);
@@ -1604,8 +1657,33 @@ class Enumerator {
           hi.set(i);
         }
       }
-      ialg_->setSet(name, lo, hi);
+      in.dynamic.emplace_back(std::move(lo), std::move(hi));
       ++set;
+    }
+    return in;
+  }
+
+  // possibleFlags' part of the model: the flags and undefined_unless checks that the bounds of
+  // cat::IntervalAlgebra do not rule out, into `names`; false when the model cannot be evaluated so.
+  bool modelFlags(const std::vector<char>* known, std::vector<std::string>& names) {
+    const events::Skeleton& sk = *sk_;
+    if (!ialg_) {
+      ialg_.emplace(n_);
+      icache_.clear();
+      for (const auto& [name, bits] : sk.sets) ialg_->setSet(name, bits, bits);
+      for (const auto& [name, bits] : sk.relations) ialg_->setRel(name, bits, bits);
+    }
+    const BoundInputs in = boundInputs(known);
+    ialg_->setRel(events::nameOf(events::Builtin::rf), in.rfLo, in.rfHi);
+    ialg_->setRel(events::nameOf(events::Builtin::co), in.coLo, in.coHi);
+    ialg_->setRel(events::nameOf(events::Builtin::fr), in.rfLo.inverseCompose(in.coLo),
+                  in.rfHi.inverseCompose(in.coHi));
+    ialg_->setRel(events::nameOf(events::Builtin::sc), BitMatrix(n_), in.scHi);
+    ialg_->setSet(events::nameOf(events::Builtin::FW), in.fwLo, in.fwHi);
+    size_t d = 0;
+    for (const auto& entry : sk.dynamicSets) {
+      ialg_->setSet(entry.first, in.dynamic[d].first, in.dynamic[d].second);
+      ++d;
     }
     try {
       // Only flags and undefined_unless checks make the bound: the plain checks (ranked kSkipCheck) are not
@@ -1620,7 +1698,7 @@ class Enumerator {
           std::string name;
           if (c.info->kind == cat::CheckKind::Flag && c.value.canHold) name = c.info->name;
           if (c.info->kind == cat::CheckKind::Undefined && c.value.canFail) name = "undefined";
-          if (!name.empty() && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+          if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
         }
     } catch (const DiagnosticError&) {
       return false;  // evaluated on complete executions only: every execution is visited
@@ -1967,6 +2045,21 @@ class Enumerator {
   std::optional<cat::MonotoneAlgebra> palg_;  // the model on partial executions
   std::optional<cat::IntervalAlgebra> ialg_;  // the flags completions may raise (possibleFlags)
   cat::RunCache<cat::IntervalAlgebra> icache_;
+  // possibleFlags' model part by its inputs (boundKey), per path choice.
+  struct ModelBound {
+    bool evaluated = false;
+    std::vector<std::string> flags;
+    std::optional<BoundInputs> inputs;  // EnumOptions::checkReusedFlagBounds
+  };
+  struct KeyHash {
+    size_t operator()(const std::vector<uint64_t>& k) const {
+      return std::hash<std::string_view>{}(
+          std::string_view(reinterpret_cast<const char*>(k.data()), k.size() * sizeof(uint64_t)));
+    }
+  };
+  std::unordered_map<std::vector<uint64_t>, ModelBound, KeyHash> bounds_;
+  static constexpr size_t kMaxBounds = 4096;  // bounds kept per path choice
+  uint64_t boundsReused_ = 0;                 // possibleFlags answered from bounds_
   cat::RunCache<cat::MonotoneAlgebra> pcache_;
   // Per candidate.
   std::vector<int> src_;

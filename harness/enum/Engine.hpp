@@ -67,6 +67,14 @@ struct EnumOptions {
   /// swapped, and every partial execution left out is left out swapped (docs/design.md "Interchangeable
   /// arrivals"). Off: both orders are searched (for tests).
   bool swapArrivals = true;
+  /// Keep each flag bound of a path choice (the model's flags on a partial execution's bounds, computed for
+  /// the left-out nodes and their images under interchangeable arrivals) by what it was computed from (the
+  /// decided rf and co pairs, the placed writes, the resolved reads and their values), and reuse it for a
+  /// node with the same (docs/design.md "Interchangeable arrivals"). Off: every bound is computed (for tests).
+  bool reuseFlagBounds = true;
+  /// For tests: on each reuse, compute the bound's inputs again and fail (std::logic_error) unless they are
+  /// those it was computed from.
+  bool checkReusedFlagBounds = false;
   /// Threads the path choices are searched on (docs/design.md "Path choices in batches"); 0: one per
   /// hardware thread; 1: the calling thread only. The result, witnesses included, is the same whatever
   /// the number.
