@@ -411,6 +411,28 @@ check::Verdict sameWithout(const std::string& name, enumeration::EnumOptions eo,
   return without;
 }
 
+// The enum engine with `with` and with `without` (each state counting 1), and smt, on test `name`: the same
+// states and flags.
+void sameAsOptionsAndSmt(const std::string& name, const enumeration::EnumOptions& with,
+                         const enumeration::EnumOptions& without) {
+  auto pc = loadPtxCase(name);
+  if (!pc) FAIL("test data or model missing: " << name);
+  check::EngineResult rw = enumeration::runEnum(pc->prog, pc->model, pc->spec, with);
+  INFO(rw.message);
+  REQUIRE(rw.status == check::Status::Ok);
+  check::EngineResult ro = enumeration::runEnum(pc->prog, pc->model, pc->spec, without);
+  REQUIRE(ro.status == check::Status::Ok);
+  smt::Workspace ws;
+  check::EngineResult s = smt::runSmt(ws, pc->prog, pc->model, pc->spec, {});
+  REQUIRE(s.status == check::Status::Ok);
+  const check::Verdict vw = check::makeVerdict(*pc->test, std::move(rw));
+  const check::Verdict vo = check::makeVerdict(*pc->test, std::move(ro));
+  const check::Verdict vs = check::makeVerdict(*pc->test, std::move(s));
+  CHECK(check::compareResults(vw, vo).empty());
+  CHECK(check::compareResults(vw, vs).empty());
+  CHECK(vw.flags == vo.flags);
+}
+
 // sameWithout on pipelines whose path choices share decisions, and on guard-cone (a path guard's cone),
 // counting executions or not.
 void sameWithoutOnPipelines(bool enumeration::EnumOptions::*feature) {
@@ -642,23 +664,9 @@ TEST_CASE(
                            "ring-K1-N4.litmus", "guard-cone.litmus", "litmus/clc/clc-cutlass-pipeline-cta-scope.litmus",
                            "litmus/clc/clc-cutlass-pipeline-cluster-scope-no-fence.litmus"}) {
     INFO(name);
-    auto pc = loadPtxCase(name);
-    if (!pc) FAIL("test data or model missing: " << name);
     enumeration::EnumOptions off;
     off.swapArrivals = false;
-    check::EngineResult with = enumeration::runEnum(pc->prog, pc->model, pc->spec, {});
-    check::EngineResult without = enumeration::runEnum(pc->prog, pc->model, pc->spec, off);
-    REQUIRE(with.status == check::Status::Ok);
-    REQUIRE(without.status == check::Status::Ok);
-    smt::Workspace ws;
-    check::EngineResult s = smt::runSmt(ws, pc->prog, pc->model, pc->spec, {});
-    REQUIRE(s.status == check::Status::Ok);
-    const check::Verdict vw = check::makeVerdict(*pc->test, std::move(with));
-    const check::Verdict vo = check::makeVerdict(*pc->test, std::move(without));
-    const check::Verdict vs = check::makeVerdict(*pc->test, std::move(s));
-    CHECK(check::compareResults(vw, vo).empty());
-    CHECK(check::compareResults(vw, vs).empty());
-    CHECK(vw.flags == vo.flags);
+    sameAsOptionsAndSmt(name, {}, off);
   }
   // It is used: ringmc-K2-N5 takes about 39,000 search nodes with the skips and 58,000 without.
   auto pc = loadPtxCase("ringmc-K2-N5.litmus");
@@ -681,26 +689,11 @@ TEST_CASE("enum: a flag bound is reused only for the inputs it was computed from
   // are nodes left out. ringmc-K2-N3 and ringmc-K2-N5 reuse 24 and 128 bounds.
   for (const char* name : {"ringmc-K2-N3.litmus", "ringmc-K2-N5.litmus"}) {
     INFO(name);
-    auto pc = loadPtxCase(name);
-    if (!pc) FAIL("test data or model missing: " << name);
     enumeration::EnumOptions checked;
     checked.checkReusedFlagBounds = true;
     enumeration::EnumOptions off;
     off.reuseFlagBounds = false;
-    check::EngineResult with = enumeration::runEnum(pc->prog, pc->model, pc->spec, checked);
-    INFO(with.message);
-    REQUIRE(with.status == check::Status::Ok);
-    check::EngineResult without = enumeration::runEnum(pc->prog, pc->model, pc->spec, off);
-    REQUIRE(without.status == check::Status::Ok);
-    smt::Workspace ws;
-    check::EngineResult s = smt::runSmt(ws, pc->prog, pc->model, pc->spec, {});
-    REQUIRE(s.status == check::Status::Ok);
-    const check::Verdict vw = check::makeVerdict(*pc->test, std::move(with));
-    const check::Verdict vo = check::makeVerdict(*pc->test, std::move(without));
-    const check::Verdict vs = check::makeVerdict(*pc->test, std::move(s));
-    CHECK(check::compareResults(vw, vo).empty());
-    CHECK(check::compareResults(vw, vs).empty());
-    CHECK(vw.flags == vo.flags);
+    sameAsOptionsAndSmt(name, checked, off);
   }
 }
 
