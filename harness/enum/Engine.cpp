@@ -1557,7 +1557,7 @@ class Enumerator {
     // The model's part depends only on the decisions (rf, co, the placed writes) and on the values of the
     // reads `known` resolves. It is kept per path choice under those: the images of the left-out nodes of
     // interchangeable arrivals repeat (a node below the partner's order is often an image of one below the
-    // first order, whose images are then the same; ringmc-K4-N9: 4,087 of 4,599).
+    // first order, whose images are then the same; ringmc-K4-N9: 4,096 of 4,599).
     std::vector<uint64_t> key = boundKey(known);
     auto add = [&](const std::string& name) {
       if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
