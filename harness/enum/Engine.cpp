@@ -1558,23 +1558,28 @@ class Enumerator {
     // reads `known` resolves. It is kept per path choice under those: the images of the left-out nodes of
     // interchangeable arrivals repeat (a node below the partner's order is often an image of one below the
     // first order, whose images are then the same; ringmc-K4-N9: 4,096 of 4,599).
-    std::vector<uint64_t> key = boundKey(known);
     auto add = [&](const std::string& name) {
       if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
     };
-    if (!opts_.reuseFlagBounds) key.clear();
-    if (auto it = bounds_.find(key); !key.empty() && it != bounds_.end()) {
-      ++boundsReused_;
-      if (opts_.checkReusedFlagBounds && !(*it->second.inputs == boundInputs(known)))
-        throw std::logic_error("enum engine: a flag bound reused for other inputs");
-      std::for_each(it->second.flags.begin(), it->second.flags.end(), add);
-      return it->second.evaluated;
+    std::vector<uint64_t> key;
+    if (opts_.reuseFlagBounds) {
+      key = boundKey(known);
+      if (auto it = bounds_.find(key); it != bounds_.end()) {
+        ++boundsReused_;
+        if (opts_.checkReusedFlagBounds && !(*it->second.inputs == boundInputs(known)))
+          throw std::logic_error("enum engine: a flag bound reused for other inputs");
+        std::for_each(it->second.flags.begin(), it->second.flags.end(), add);
+        return it->second.evaluated;
+      }
     }
+    BoundInputs in = boundInputs(known);
     ModelBound b;
-    const bool evaluated = b.evaluated = modelFlags(known, b.flags);
-    if (opts_.checkReusedFlagBounds) b.inputs = boundInputs(known);
+    const bool evaluated = b.evaluated = modelFlags(in, b.flags);
     std::for_each(b.flags.begin(), b.flags.end(), add);
-    if (!key.empty() && bounds_.size() < kMaxBounds) bounds_.emplace(std::move(key), std::move(b));
+    if (opts_.reuseFlagBounds && bounds_.size() < kMaxBounds) {
+      if (opts_.checkReusedFlagBounds) b.inputs = std::move(in);
+      bounds_.emplace(std::move(key), std::move(b));
+    }
     return evaluated;
   }
 
@@ -1664,8 +1669,8 @@ class Enumerator {
   }
 
   // possibleFlags' part of the model: the flags and undefined_unless checks that the bounds of
-  // cat::IntervalAlgebra do not rule out, into `names`; false when the model cannot be evaluated so.
-  bool modelFlags(const std::vector<char>* known, std::vector<std::string>& names) {
+  // cat::IntervalAlgebra (with `in`) do not rule out, into `names`; false when the model cannot be evaluated so.
+  bool modelFlags(const BoundInputs& in, std::vector<std::string>& names) {
     const events::Skeleton& sk = *sk_;
     if (!ialg_) {
       ialg_.emplace(n_);
@@ -1673,7 +1678,6 @@ class Enumerator {
       for (const auto& [name, bits] : sk.sets) ialg_->setSet(name, bits, bits);
       for (const auto& [name, bits] : sk.relations) ialg_->setRel(name, bits, bits);
     }
-    const BoundInputs in = boundInputs(known);
     ialg_->setRel(events::nameOf(events::Builtin::rf), in.rfLo, in.rfHi);
     ialg_->setRel(events::nameOf(events::Builtin::co), in.coLo, in.coHi);
     ialg_->setRel(events::nameOf(events::Builtin::fr), in.rfLo.inverseCompose(in.coLo),
