@@ -105,7 +105,7 @@ PY
   echo "(W writers x 2 writes, R readers x 2 reads: many final states). One process per member and engine, \`-j1\`,"
   echo "the default \`--max-events\` (1000), no \`--timeout\` (the benchmark kills a process after ${SCALING_TIMEOUT} s and does not run"
   echo "the larger members of that family and K with that engine), \`--max-states 1000000\` for cow; wall time and peak RSS of the whole process;"
-  echo "for ring with K ≤ 2 and N > 2K+1 with smt, the median wall time of three runs with \`--smt-seed 1, 2, 3\` and the largest peak RSS"
+  echo "with smt, the median wall time of three runs with \`--smt-seed 1, 2, 3\` (their range in the result) and the largest peak RSS"
   echo "(the measurements: docs/scaling.csv; \`/usr/bin/python3 bench/scaling.py --from-csv docs/scaling.csv\` plots and reports them again)."
   echo "Targets (issue 14): ring up to K = 8, N = 2K+1 and ring2c / ringmc up to K = 4 ≤ 1 s with smt, cow-W3-R2 ≤ 0.5 s,"
   echo "enum within 10x of smt."
