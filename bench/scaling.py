@@ -9,11 +9,12 @@ one a power law keeps constant and the other an exponential keeps constant. Memb
 twice the floor say little about growth and are left out of the fit. Once a member of a family and K runs
 past the timeout with an engine, the larger members of that family and K are not run with it. The cow
 members are run with `--max-states 1000000` (the default limit of 4096 states is a safety net that several of
-them pass). Every member is run with the smt engine once per seed of Z3 (`--smt-seed 1..--seeds`), and its
-time is the median, the range given with the result: Z3's search varies with the seed (ring-K8-N17's first
-check took 0.32-0.63 s over seeds 0-3). The engine `enum-all` is the enum engine with the path choices of a test searched on every
-hardware thread (`-j0` instead of `-j1`: docs/design.md "Path choices in batches"), run on the members the
-targets name (every member but the growth members). Prints a Markdown section for docs/performance.md on stdout.
+them pass). Every member is run with the smt engine once per seed of Z3 (`--smt-seed 1..--seeds`, no more once most
+have run past the timeout), and its time is the median, the range given with the result: Z3's search varies
+with the seed (ring-K8-N17's first check took 0.32-0.63 s over seeds 0-3). The engine `enum-all` is the enum
+engine with the path choices of a test searched on every hardware thread (`-j0` instead of `-j1`: docs/design.md
+"Path choices in batches"), run on the members the targets name (every member but the growth members: ring,
+K <= 2, N > 2K+1). Prints a Markdown section for docs/performance.md on stdout.
 
 Usage: /usr/bin/python3 bench/scaling.py [PTXMM] [MODEL] [--timeout S] [--png PATH] [--csv PATH] [SIZES...]
        /usr/bin/python3 bench/scaling.py --from-csv PATH [--png PATH]   (plot and report measurements kept by --csv)
@@ -70,16 +71,23 @@ def run_member(ptxmm, model, path, engine, timeout, extra=()):
 
 def run_seeds(a, path, extra):
     """The smt engine on one member with --smt-seed 1..a.seeds: (median wall, largest peak RSS, the result,
-    which must be the same for every seed)."""
-    runs = [run_member(a.ptxmm, a.model, path, "smt", a.timeout, [*extra, "--smt-seed", str(s)])
-            for s in range(1, a.seeds + 1)]
+    which must be the same for every seed that finished). Once most seeds have run past the timeout, so has
+    the median, and the other seeds are not run."""
+    runs, past = [], 0
+    for seed in range(1, a.seeds + 1):
+        runs.append(run_member(a.ptxmm, a.model, path, "smt", a.timeout, [*extra, "--smt-seed", str(seed)]))
+        past += runs[-1][0] >= a.timeout
+        if 2 * past > a.seeds:
+            return runs[-1]
     wall = statistics.median(r[0] for r in runs)
-    results = {r[2] for r in runs}
+    done = [r for r in runs if r[0] < a.timeout]
+    results = {r[2] for r in done}
     if len(results) != 1:
         return wall, None, "results differ between seeds: " + " / ".join(sorted(results))
-    mems = [r[1] for r in runs if r[1] is not None]
+    mems = [r[1] for r in done if r[1] is not None]
     lo, hi = min(r[0] for r in runs), max(r[0] for r in runs)
-    return wall, max(mems) if mems else None, f"{runs[0][2]}; median of {a.seeds} seeds ({lo:.2f}-{hi:.2f} s)"
+    late = f", {past} past the timeout" if past else ""
+    return wall, max(mems) if mems else None, f"{done[0][2]}; median of {a.seeds} seeds ({lo:.2f}-{hi:.2f} s{late})"
 
 
 def floor_of(ptxmm, model, engine):
